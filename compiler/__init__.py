@@ -1,0 +1,1 @@
+"""The compiler: YAML packs and effect-language text to bytecode."""

@@ -1,0 +1,499 @@
+"""The whole AST of the effect language, in one place: frozen dataclasses with a span.
+
+Parsing hands the rest of the compiler these nodes, never Lark trees. Spans do not take
+part in equality, so two programs that say the same thing compare equal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .diagnostics import NO_SPAN, Span
+
+
+def _span() -> Span:
+    return field(default=NO_SPAN, compare=False, repr=False)
+
+
+class Node:
+    __slots__ = ()
+    span: Span
+
+
+# ----------------------------------------------------------------- references
+
+
+@dataclass(frozen=True)
+class PlayerRef(Node):
+    kind: str  # you | active | left | right | first
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class It(Node):
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class This(Node):
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Param(Node):
+    name: str
+    span: Span = _span()
+
+
+# ------------------------------------------------------------------- queries
+
+
+@dataclass(frozen=True)
+class ZoneRef(Node):
+    name: str
+    player: PlayerRef | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class TraitIs(Node):
+    trait: str
+    values: tuple[str, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Has(Node):
+    """`with NAME`: a card type, a flag, or at least one piece of a kind."""
+
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class HasNo(Node):
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class StatCmp(Node):
+    stat: str
+    op: str
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class FilterNot(Node):
+    inner: Filter
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class NotThis(Node):
+    span: Span = _span()
+
+
+Filter = TraitIs | Has | HasNo | StatCmp | FilterNot | NotThis
+
+
+@dataclass(frozen=True)
+class Query(Node):
+    zones: tuple[ZoneRef, ...]  # empty: the zones the context implies
+    filters: tuple[Filter, ...] = ()
+    span: Span = _span()
+
+
+# --------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True)
+class Num(Node):
+    value: int
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Bool(Node):
+    value: bool
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class VarX(Node):
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Name(Node):
+    """A bare name in an expression: a counter of the current player, a global counter or a param."""
+
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Attr(Node):
+    """`NAME of REF`: a card's stat or a player's counter."""
+
+    name: str
+    ref: PlayerRef | It | This | Param
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Pieces(Node):
+    """`NAME on CARD`: how many pieces of a kind sit on a card."""
+
+    piece: str
+    ref: It | This | Param
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Count(Node):
+    query: Query
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SumOf(Node):
+    name: str  # a stat or a piece
+    query: Query
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Func(Node):
+    name: str
+    args: tuple[Expr | Query | TraitIs, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class CardIs(Node):
+    ref: It | This | Param
+    filter: Filter
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class BinOp(Node):
+    op: str  # + - * / and or = != < <= > >=
+    left: Expr
+    right: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Not(Node):
+    operand: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Neg(Node):
+    operand: Expr
+    span: Span = _span()
+
+
+Expr = Num | Bool | VarX | Name | Attr | Pieces | Count | SumOf | Func | CardIs | BinOp | Not | Neg | Param
+
+
+@dataclass(frozen=True)
+class Amount(Node):
+    kind: str  # exact | up_to | all
+    value: Expr | None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Per(Node):
+    divisor: int
+    of: Query | Expr
+    span: Span = _span()
+
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True)
+class Gain(Node):
+    amount: Amount
+    resource: str
+    per: Per | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Lose(Node):
+    amount: Amount
+    resource: str
+    per: Per | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Pay(Node):
+    items: tuple[tuple[Amount, str], ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class SetCounter(Node):
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Score(Node):
+    amount: Amount
+    per: Per | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class May(Node):
+    body: Stmt
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Group(Node):
+    body: tuple[Stmt, ...]
+    macro: str | None = None  # set when this group is the expansion of a macro call
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Nothing(Node):
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class CallArg(Node):
+    """One word of a macro call: a number, a name, a parameter, a keyword or an expression."""
+
+    kind: str  # num | word | param | expr | it | this | x
+    value: object
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Call(Node):
+    name: str
+    args: tuple[CallArg, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Emit(Node):
+    event: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EndGame(Node):
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Shuffle(Node):
+    zone: ZoneRef
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Modify(Node):
+    stat: str
+    query: Query
+    by: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ActivateTiming(Node):
+    timing: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ActivateCopy(Node):
+    timing: str
+    target: Target
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Mark(Node):
+    target: Target
+    flag: str
+    on: bool = True
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Reveal(Node):
+    amount: Amount
+    source: Source
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ChooseX(Node):
+    low: Expr
+    high: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Source(Node):
+    zone: ZoneRef
+    end: str | None = None  # top | bottom | None (the zone's default)
+    filters: tuple[Filter, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Dest(Node):
+    zone: ZoneRef
+    end: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Move(Node):
+    amount: Amount
+    source: Source
+    dest: Dest
+    face: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class MoveCard(Node):
+    card: It | This
+    dest: Dest
+    face: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class EachOf(Node):
+    query: Query
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class AnyOf(Node):
+    query: Query
+    span: Span = _span()
+
+
+Target = It | This | Param | EachOf | AnyOf
+
+
+@dataclass(frozen=True)
+class Place(Node):
+    amount: Amount
+    piece: str
+    target: Target
+    owned: bool = False
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Remove(Node):
+    amount: Amount
+    piece: str
+    target: Target
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Costed(Node):
+    cost: Stmt
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class If(Node):
+    cond: Expr
+    then: tuple[Stmt, ...]
+    otherwise: tuple[Stmt, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Players(Node):
+    kind: str  # each | each_other | ref | chosen
+    ref: PlayerRef | None = None
+    start: PlayerRef | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Scoped(Node):
+    players: Players
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ForEach(Node):
+    query: Query
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Repeat(Node):
+    kind: str  # times | until | while | up_to
+    value: Expr
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ChooseOne(Node):
+    options: tuple[tuple[Stmt, ...], ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ChooseCard(Node):
+    query: Query
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Trigger(Node):
+    subject: str  # you | any | opponent
+    verb: str
+    object: Query | str | None
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+Stmt = (
+    Gain | Lose | Pay | SetCounter | Score | May | Group | Nothing | Call | Emit | EndGame | Shuffle
+    | Modify | ActivateTiming | ActivateCopy | Mark | Reveal | ChooseX | Move | MoveCard | Place
+    | Remove | Costed | If | Scoped | ForEach | Repeat | ChooseOne | ChooseCard | Trigger
+)
+
+
+@dataclass(frozen=True)
+class Program(Node):
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Signature(Node):
+    name: str
+    args: tuple[CallArg, ...]
+    span: Span = _span()

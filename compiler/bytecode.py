@@ -1,0 +1,212 @@
+"""The compiled form of a pack: plain data the runtime reads, versioned, JSON-serialisable.
+
+Nothing here refers to the parser or to YAML: the runtime needs only this module and
+`opcodes`. Spans are kept in one table so a runtime fault can name the card file and line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .diagnostics import Span
+from .opcodes import BY_NAME, BYTECODE_VERSION
+
+
+@dataclass
+class Code:
+    """One compiled program: instructions and, per instruction, an index into the span table."""
+
+    name: str
+    ops: list[list[Any]] = field(default_factory=list)
+    spans: list[int] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "ops": self.ops, "spans": self.spans}
+
+    @staticmethod
+    def from_json(d: dict | None) -> Code | None:
+        if d is None:
+            return None
+        return Code(d["name"], [list(op) for op in d["ops"]], list(d["spans"]))
+
+
+@dataclass
+class TriggerDef:
+    subject: str  # you | any | opponent
+    verb: str
+    name: str | None  # the resource/piece/event object, when the pattern names one
+    filters: list | None  # a card filter list, when the pattern is about a card
+    code: Code
+
+    def to_json(self) -> dict:
+        return {**{k: v for k, v in asdict(self).items() if k != "code"}, "code": self.code.to_json()}
+
+
+@dataclass
+class ModifierDef:
+    stat: str
+    query: dict
+    amount: int
+
+
+@dataclass
+class CardDef:
+    id: str
+    name: str
+    type: str | None
+    span: int
+    number: str | None = None
+    original: bool = False
+    copies: int = 1
+    names: dict[str, str] = field(default_factory=dict)
+    traits: dict[str, list[str]] = field(default_factory=dict)
+    stats: dict[str, int] = field(default_factory=dict)
+    abilities: dict[str, Code] = field(default_factory=dict)
+    checks: dict[str, Code] = field(default_factory=dict)  # timing -> can its cost be paid?
+    conditions: dict[str, Code] = field(default_factory=dict)  # condition timings and 'requires'
+    triggers: list[TriggerDef] = field(default_factory=list)
+    modifiers: list[ModifierDef] = field(default_factory=list)
+    back: str | None = None  # the id of the other side of a double-sided card
+    is_back: bool = False
+    pack: str = ""
+
+    def to_json(self) -> dict:
+        d = {k: v for k, v in asdict(self).items() if k not in ("abilities", "checks", "conditions", "triggers")}
+        d["abilities"] = {k: c.to_json() for k, c in self.abilities.items()}
+        d["checks"] = {k: c.to_json() for k, c in self.checks.items()}
+        d["conditions"] = {k: c.to_json() for k, c in self.conditions.items()}
+        d["triggers"] = [t.to_json() for t in self.triggers]
+        return d
+
+    @staticmethod
+    def from_json(d: dict) -> CardDef:
+        c = CardDef(**{k: v for k, v in d.items() if k not in ("abilities", "checks", "conditions", "triggers",
+                                                                 "modifiers")})
+        c.abilities = {k: Code.from_json(v) for k, v in d["abilities"].items()}
+        c.checks = {k: Code.from_json(v) for k, v in d["checks"].items()}
+        c.conditions = {k: Code.from_json(v) for k, v in d["conditions"].items()}
+        c.triggers = [TriggerDef(t["subject"], t["verb"], t["name"], t["filters"], Code.from_json(t["code"]))
+                      for t in d["triggers"]]
+        c.modifiers = [ModifierDef(**m) for m in d["modifiers"]]
+        return c
+
+
+@dataclass
+class CompiledPack:
+    id: str
+    name: str
+    version: str
+    chain: list[str]
+    players: tuple[int, int]
+    resources: dict[str, dict]
+    counters: dict[str, dict]
+    params: dict[str, Any]
+    zones: dict[str, dict]
+    card_types: dict[str, dict]
+    traits: dict[str, list[str]]
+    stats: dict[str, int]
+    pieces: dict[str, dict]
+    flags: list[str]
+    timings: dict[str, dict]
+    activation: dict
+    cards: list[CardDef]
+    setup: Code | None
+    game: Code | None
+    scoring: list[dict]
+    tiebreakers: list[Code]
+    zone_on_empty: dict[str, Code]
+    piece_when_full: dict[str, Code]
+    spans: list[Span]
+    names: dict[str, Any] = field(default_factory=dict)
+    format: int = BYTECODE_VERSION
+
+    def card(self, card_id: str) -> CardDef | None:
+        return next((c for c in self.cards if c.id == card_id), None)
+
+    def codes(self):
+        """Every Code in the pack with a label, for the disassembler and the validator."""
+        for label, code in (("setup", self.setup), ("game", self.game)):
+            if code:
+                yield label, code
+        for z, code in self.zone_on_empty.items():
+            yield f"zone {z} on-empty", code
+        for p, code in self.piece_when_full.items():
+            yield f"piece {p} when-full", code
+        for step in self.scoring:
+            yield f"scoring {step['id']}", step["code"]
+        for i, code in enumerate(self.tiebreakers):
+            yield f"tiebreaker {i + 1}", code
+        for c in self.cards:
+            yield from self.card_codes(c)
+
+    def card_codes(self, c: CardDef):
+        for t, code in c.abilities.items():
+            yield f"{c.id} {t}", code
+        for t, code in c.conditions.items():
+            yield f"{c.id} {t}", code
+        for i, trig in enumerate(c.triggers):
+            yield f"{c.id} trigger {i + 1} (when {trig.subject} {trig.verb})", trig.code
+
+    def span(self, index: int) -> Span:
+        return self.spans[index] if 0 <= index < len(self.spans) else Span("<unknown>", 0, 0)
+
+    def to_json(self) -> dict:
+        return {
+            "format": self.format, "id": self.id, "name": self.name, "version": self.version,
+            "chain": self.chain, "players": list(self.players), "resources": self.resources,
+            "counters": self.counters, "params": self.params, "zones": self.zones,
+            "card_types": self.card_types, "traits": self.traits, "stats": self.stats,
+            "pieces": self.pieces, "flags": self.flags, "timings": self.timings, "activation": self.activation,
+            "cards": [c.to_json() for c in self.cards],
+            "setup": self.setup.to_json() if self.setup else None,
+            "game": self.game.to_json() if self.game else None,
+            "scoring": [{"id": s["id"], "name": s["name"], "names": s.get("names", {}),
+                         "code": s["code"].to_json()} for s in self.scoring],
+            "tiebreakers": [c.to_json() for c in self.tiebreakers],
+            "zone_on_empty": {k: v.to_json() for k, v in self.zone_on_empty.items()},
+            "piece_when_full": {k: v.to_json() for k, v in self.piece_when_full.items()},
+            "spans": [[s.file, s.line, s.col] for s in self.spans],
+            "names": self.names,
+        }
+
+    @staticmethod
+    def from_json(d: dict) -> CompiledPack:
+        if d.get("format") != BYTECODE_VERSION:
+            raise ValueError(f"bytecode format {d.get('format')!r}; this cardsmith reads format {BYTECODE_VERSION}")
+        return CompiledPack(
+            id=d["id"], name=d["name"], version=d["version"], chain=d["chain"], players=tuple(d["players"]),
+            resources=d["resources"], counters=d["counters"], params=d["params"], zones=d["zones"],
+            card_types=d["card_types"], traits=d["traits"], stats=d["stats"], pieces=d["pieces"],
+            flags=d["flags"], timings=d["timings"], activation=d["activation"],
+            cards=[CardDef.from_json(c) for c in d["cards"]],
+            setup=Code.from_json(d["setup"]), game=Code.from_json(d["game"]),
+            scoring=[{"id": s["id"], "name": s["name"], "names": s.get("names", {}),
+                      "code": Code.from_json(s["code"])} for s in d["scoring"]],
+            tiebreakers=[Code.from_json(c) for c in d["tiebreakers"]],
+            zone_on_empty={k: Code.from_json(v) for k, v in d["zone_on_empty"].items()},
+            piece_when_full={k: Code.from_json(v) for k, v in d["piece_when_full"].items()},
+            spans=[Span(f, ln, c) for f, ln, c in d["spans"]], names=d.get("names", {}),
+        )
+
+
+def validate_code(code: Code) -> list[str]:
+    """Structural problems of a Code: unknown opcodes, wrong operand counts, jumps out of range."""
+    problems = []
+    n = len(code.ops)
+    for i, ins in enumerate(code.ops):
+        op = BY_NAME.get(ins[0])
+        if op is None:
+            problems.append(f"{code.name}[{i}]: unknown opcode {ins[0]!r}")
+            continue
+        if len(ins) - 1 != len(op.operands):
+            problems.append(f"{code.name}[{i}]: {op.name} takes {len(op.operands)} operands, got {len(ins) - 1}")
+            continue
+        if op.name in ("JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN", "NEXT_CARD", "NEXT_PLAYER",
+                       "NEXT_ACTIVATION") and not 0 <= ins[1] <= n:
+            problems.append(f"{code.name}[{i}]: jump target {ins[1]} out of range")
+        if op.name == "SWITCH" and not all(0 <= t <= n for t in ins[1]):
+            problems.append(f"{code.name}[{i}]: switch target out of range")
+    if len(code.spans) != n:
+        problems.append(f"{code.name}: {len(code.spans)} spans for {n} instructions")
+    return problems

@@ -1,0 +1,492 @@
+"""Semantic check of expanded programs against the pack's vocabulary.
+
+Unknown names (with a did-you-mean), wrong types, a statement where a cost must be,
+`it`/`this` where no card is in scope, `score` outside scoring: each becomes a
+diagnostic. The checker never stops at the first problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from . import ast as A
+from .diagnostics import Diagnostics, Span, did_you_mean
+from .vocab import Vocabulary
+
+BUILTIN_WORDS = ("gain", "lose", "pay", "set", "score", "may", "emit", "end", "shuffle", "modify", "activate",
+                 "mark", "unmark", "reveal", "choose", "move", "place", "remove", "if", "each", "for", "repeat",
+                 "up", "when", "nothing")
+FUNCS = {"min": (2, 9), "max": (2, 9), "abs": (1, 1), "nth": (2, 2), "sets": (2, 16), "path": (2, 2),
+         "rows": (1, 1), "columns": (1, 1), "neighbours": (2, 2)}
+PLAYER_WORDS = {"you", "active", "left", "right", "first"}
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a program may refer to where it stands."""
+
+    kind: str  # ability | flow | condition | scoring | macro
+    card_type: str | None = None  # the card whose ability this is, if any
+    has_this: bool = False
+    has_it: bool = False
+    scoring: bool = False
+    in_cost: bool = False
+    top_level: bool = True  # triggers and modifiers may stand only at the top of an ongoing ability
+    allow_live: bool = False  # triggers/modifiers allowed here
+    macro: str | None = None
+    call_span: Span | None = None
+
+
+class Checker:
+    def __init__(self, voc: Vocabulary, diags: Diagnostics, macro_names: set[str]) -> None:
+        self.voc = voc
+        self.diags = diags
+        self.macro_names = macro_names
+
+    # ------------------------------------------------------------ reporting
+    def err(self, ctx: Context, code: str, msg: str, span: Span, hint: str | None = None) -> None:
+        if ctx.call_span is not None:
+            # Inside a macro expansion: point at the user's call, note the macro body.
+            self.diags.error(code, f"{msg} (in macro '{ctx.macro}')", ctx.call_span, hint=hint,
+                             notes=(("inside the macro body here", span),))
+        else:
+            self.diags.error(code, msg, span, hint=hint)
+
+    def unknown(self, ctx: Context, what: str, name: str, candidates, span: Span) -> None:
+        self.err(ctx, "E101", f"unknown {what} '{name}'", span, hint=did_you_mean(name, candidates))
+
+    # ------------------------------------------------------------ programs
+    def program(self, prog: A.Program, ctx: Context) -> None:
+        self.stmts(prog.body, ctx)
+
+    def stmts(self, body: tuple, ctx: Context) -> None:
+        for s in body:
+            self.stmt(s, ctx)
+
+    def stmt(self, s, ctx: Context) -> None:
+        getattr(self, f"s_{type(s).__name__}")(s, ctx)
+
+    def _inner(self, ctx: Context, **kw) -> Context:
+        return replace(ctx, top_level=False, **kw)
+
+    def s_Gain(self, s: A.Gain, ctx: Context) -> None:
+        self.amount(s.amount, ctx)
+        self.counter_name(s.resource, s.span, ctx)
+        if s.per:
+            self.per(s.per, ctx)
+
+    s_Lose = s_Gain
+
+    def s_Pay(self, s: A.Pay, ctx: Context) -> None:
+        for amount, res in s.items:
+            self.amount(amount, ctx)
+            self.counter_name(res, s.span, ctx)
+
+    def s_SetCounter(self, s: A.SetCounter, ctx: Context) -> None:
+        self.counter_name(s.name, s.span, ctx)
+        self.expect(s.value, "int", ctx)
+
+    def s_Score(self, s: A.Score, ctx: Context) -> None:
+        if not ctx.scoring:
+            self.err(ctx, "E110", "'score' only counts at the end of the game: use it in a scoring step or an "
+                     "end-game ability", s.span)
+        self.amount(s.amount, ctx)
+        if s.per:
+            self.per(s.per, ctx)
+
+    def s_May(self, s: A.May, ctx: Context) -> None:
+        self.stmt(s.body, self._inner(ctx))
+
+    def s_Group(self, s: A.Group, ctx: Context) -> None:
+        if s.macro is not None and ctx.call_span is None:
+            ctx = replace(ctx, macro=s.macro, call_span=s.span)
+        self.stmts(s.body, self._inner(ctx, allow_live=ctx.allow_live and ctx.top_level and s.macro is None))
+
+    def s_Nothing(self, s, ctx: Context) -> None:
+        pass
+
+    def s_Call(self, s: A.Call, ctx: Context) -> None:
+        cands = list(self.macro_names) + list(BUILTIN_WORDS)
+        self.err(ctx, "E101", f"unknown action '{s.name}'", s.span,
+                 hint=did_you_mean(s.name, cands) or "actions are built-in words or macros defined in rules.yaml")
+
+    def s_Emit(self, s, ctx: Context) -> None:
+        pass
+
+    def s_EndGame(self, s, ctx: Context) -> None:
+        pass
+
+    def s_Shuffle(self, s: A.Shuffle, ctx: Context) -> None:
+        self.zone(s.zone, ctx)
+
+    def s_Modify(self, s: A.Modify, ctx: Context) -> None:
+        if not ctx.allow_live:
+            self.err(ctx, "E111", "'modify' is a continuous effect: it belongs at the top of an ongoing ability",
+                     s.span)
+        if s.stat not in self.voc.stats:
+            self.unknown(ctx, "stat", s.stat, self.voc.stats, s.span)
+        self.query(s.query, ctx, default_ok=True)
+        self.expect(s.by, "int", ctx)
+        from .emit import is_const
+
+        if not is_const(s.by, self.voc):
+            self.err(ctx, "E102", "'modify ... by' takes a fixed number or a param", s.by.span)
+
+    def s_ActivateTiming(self, s: A.ActivateTiming, ctx: Context) -> None:
+        self.timing_name(s.timing, s.span, ctx)
+
+    def s_ActivateCopy(self, s: A.ActivateCopy, ctx: Context) -> None:
+        self.timing_name(s.timing, s.span, ctx)
+        self.target(s.target, ctx)
+
+    def s_Mark(self, s: A.Mark, ctx: Context) -> None:
+        self.target(s.target, ctx)
+        if s.flag not in self.voc.flags:
+            self.unknown(ctx, "flag", s.flag, self.voc.flags, s.span)
+
+    def s_Reveal(self, s: A.Reveal, ctx: Context) -> None:
+        self.amount(s.amount, ctx)
+        self.source(s.source, ctx)
+
+    def s_ChooseX(self, s: A.ChooseX, ctx: Context) -> None:
+        self.expect(s.low, "int", ctx)
+        self.expect(s.high, "int", ctx)
+
+    def s_Move(self, s: A.Move, ctx: Context) -> None:
+        self.amount(s.amount, ctx)
+        self.source(s.source, ctx)
+        self.zone(s.dest.zone, ctx)
+
+    def s_MoveCard(self, s: A.MoveCard, ctx: Context) -> None:
+        self.cardref(s.card, ctx)
+        self.zone(s.dest.zone, ctx)
+
+    def s_Place(self, s: A.Place, ctx: Context) -> None:
+        self.amount(s.amount, ctx)
+        if s.piece not in self.voc.pieces:
+            self.unknown(ctx, "piece", s.piece, self.voc.pieces, s.span)
+        self.target(s.target, ctx)
+
+    def s_Remove(self, s: A.Remove, ctx: Context) -> None:
+        self.amount(s.amount, ctx)
+        if s.piece not in self.voc.pieces:
+            self.unknown(ctx, "piece", s.piece, self.voc.pieces, s.span)
+        self.target(s.target, ctx)
+
+    def s_Costed(self, s: A.Costed, ctx: Context) -> None:
+        self.cost(s.cost, ctx)
+        self.stmts(s.body, self._inner(ctx))
+
+    def cost(self, s, ctx: Context) -> None:
+        """A cost must be something that can be checked before it is paid."""
+        if isinstance(s, A.Group):
+            inner = ctx if s.macro is None or ctx.call_span else replace(ctx, macro=s.macro, call_span=s.span)
+            for c in s.body:
+                self.cost(c, inner)
+            return
+        if isinstance(s, A.May):
+            self.cost(s.body, ctx)
+            return
+        if isinstance(s, A.Pay | A.Lose | A.Remove | A.Mark | A.Move | A.MoveCard):
+            self.stmt(s, self._inner(ctx))
+            if isinstance(s, A.Move) and s.amount.kind != "exact":
+                self.err(ctx, "E105", "a cost must name an exact number of cards", s.span)
+            return
+        if isinstance(s, A.Call):
+            self.stmt(s, ctx)
+            return
+        self.err(ctx, "E105", f"'{_word(s)}' cannot be a cost: a cost before ':' pays something "
+                 "(pay, lose, remove, move a card, mark)", s.span)
+
+    def s_If(self, s: A.If, ctx: Context) -> None:
+        self.expect(s.cond, "bool", ctx)
+        self.stmts(s.then, self._inner(ctx))
+        self.stmts(s.otherwise, self._inner(ctx))
+
+    def s_Scoped(self, s: A.Scoped, ctx: Context) -> None:
+        self.stmts(s.body, self._inner(ctx))
+
+    def s_ForEach(self, s: A.ForEach, ctx: Context) -> None:
+        self.query(s.query, ctx)
+        self.stmts(s.body, self._inner(ctx, has_it=True))
+
+    def s_Repeat(self, s: A.Repeat, ctx: Context) -> None:
+        self.expect(s.value, "bool" if s.kind in ("until", "while") else "int", ctx)
+        self.stmts(s.body, self._inner(ctx))
+
+    def s_ChooseOne(self, s: A.ChooseOne, ctx: Context) -> None:
+        for opt in s.options:
+            self.stmts(opt, self._inner(ctx))
+
+    def s_ChooseCard(self, s: A.ChooseCard, ctx: Context) -> None:
+        self.query(s.query, ctx)
+        self.stmts(s.body, self._inner(ctx, has_it=True))
+
+    def s_Trigger(self, s: A.Trigger, ctx: Context) -> None:
+        if not ctx.allow_live:
+            self.err(ctx, "E111", "'when' sets up a trigger: it belongs at the top of an ongoing ability", s.span)
+        if isinstance(s.object, A.Query):
+            self.query(s.object, ctx, default_ok=True)
+        has_it = isinstance(s.object, A.Query)
+        self.stmts(s.body, self._inner(ctx, has_it=has_it or ctx.has_it, allow_live=False))
+
+    # ------------------------------------------------------------ pieces of statements
+    def amount(self, a: A.Amount, ctx: Context) -> None:
+        if a.value is not None:
+            self.expect(a.value, "int", ctx)
+
+    def per(self, p: A.Per, ctx: Context) -> None:
+        if p.divisor <= 0:
+            self.err(ctx, "E102", "'per' needs a positive number", p.span)
+        if isinstance(p.of, A.Query):
+            self.query(p.of, ctx)
+        else:
+            self.expect(p.of, "int", ctx)
+
+    def counter_name(self, name: str, span: Span, ctx: Context) -> None:
+        if name in self.voc.resources or name in self.voc.counters:
+            return
+        cands = list(self.voc.resources) + list(self.voc.counters)
+        what = "resource"
+        if name in self.voc.pieces:
+            self.err(ctx, "E102", f"'{name}' is a piece that sits on cards; use 'place' or 'remove'", span)
+            return
+        self.unknown(ctx, what, name, cands, span)
+
+    def timing_name(self, name: str, span: Span, ctx: Context) -> None:
+        if name not in self.voc.timings:
+            self.unknown(ctx, "timing", name, self.voc.timings, span)
+
+    def zone(self, z: A.ZoneRef, ctx: Context) -> None:
+        entry = self.voc.zones.get(z.name)
+        if entry is None:
+            self.unknown(ctx, "zone", z.name, self.voc.zones, z.span)
+            return
+        if z.player is not None and entry.value.get("owner", "player") == "shared":
+            self.err(ctx, "E102", f"zone '{z.name}' is shared; it has no owner to name", z.span)
+
+    def source(self, src: A.Source, ctx: Context) -> None:
+        self.zone(src.zone, ctx)
+        for f in src.filters:
+            self.filter(f, ctx)
+
+    def query(self, q: A.Query, ctx: Context, default_ok: bool = True) -> None:
+        for z in q.zones:
+            self.zone(z, ctx)
+        for f in q.filters:
+            self.filter(f, ctx)
+
+    def filter(self, f, ctx: Context) -> None:
+        voc = self.voc
+        if isinstance(f, A.TraitIs):
+            if f.trait not in voc.traits:
+                if f.trait in voc.stats or f.trait in voc.pieces:
+                    self.err(ctx, "E102", f"'{f.trait}' is a number: compare it, e.g. '{f.trait} >= 2'", f.span)
+                    return
+                self.unknown(ctx, "card trait", f.trait, voc.traits, f.span)
+                return
+            allowed = voc.traits[f.trait].value
+            for v in f.values:
+                if v not in allowed:
+                    self.err(ctx, "E101", f"'{v}' is not a value of trait '{f.trait}'", f.span,
+                             hint=did_you_mean(v, allowed) or f"values: {', '.join(allowed)}")
+        elif isinstance(f, A.Has | A.HasNo):
+            n = f.name
+            if not (n in voc.card_types or n in voc.flags or n in voc.pieces or n in voc.trait_values):
+                cands = list(voc.card_types) + list(voc.flags) + list(voc.pieces) + list(voc.trait_values)
+                self.unknown(ctx, "card type, flag, piece or trait value", n, cands, f.span)
+            elif n in voc.trait_values and len(voc.trait_values[n]) > 1:
+                self.err(ctx, "E102", f"'{n}' is a value of several traits ({', '.join(voc.trait_values[n])}); "
+                         "name the trait", f.span)
+        elif isinstance(f, A.StatCmp):
+            if f.stat not in voc.stats and f.stat not in voc.pieces:
+                self.unknown(ctx, "stat", f.stat, list(voc.stats) + list(voc.pieces), f.span)
+            self.expect(f.value, "int", ctx)
+            from .emit import is_const
+
+            if not is_const(f.value, voc):
+                self.err(ctx, "E102", "a card filter compares with a fixed number or a param", f.value.span)
+        elif isinstance(f, A.FilterNot):
+            self.filter(f.inner, ctx)
+        elif isinstance(f, A.NotThis):
+            if not ctx.has_this:
+                self.err(ctx, "E112", "'other than this' needs a card: it works in a card's ability", f.span)
+
+    def target(self, t, ctx: Context) -> None:
+        if isinstance(t, A.EachOf | A.AnyOf):
+            self.query(t.query, ctx)
+        else:
+            self.cardref(t, ctx)
+
+    def cardref(self, r, ctx: Context) -> None:
+        if isinstance(r, A.It) and not ctx.has_it:
+            self.err(ctx, "E112", "'it' refers to no card here: use it inside 'for each', 'choose a card', or a "
+                     "trigger about a card", r.span)
+        elif isinstance(r, A.This) and not ctx.has_this:
+            self.err(ctx, "E112", "'this' refers to no card here: it works in a card's ability", r.span)
+
+    # ------------------------------------------------------------ expressions
+    def expect(self, e, want: str, ctx: Context) -> None:
+        got = self.expr(e, ctx)
+        if got is not None and got != want:
+            words = {"int": "a number", "bool": "a condition", "card": "a card"}
+            self.err(ctx, "E102", f"expected {words[want]} here, found {words[got]}", e.span,
+                     hint="compare it, e.g. 'count(card in hand) >= 2'" if want == "bool" else None)
+
+    def expr(self, e, ctx: Context) -> str | None:
+        return getattr(self, f"e_{type(e).__name__}")(e, ctx)
+
+    def e_Num(self, e, ctx):
+        return "int"
+
+    def e_Bool(self, e, ctx):
+        return "bool"
+
+    def e_VarX(self, e, ctx):
+        return "int"
+
+    def e_It(self, e, ctx):
+        self.cardref(e, ctx)
+        return "card"
+
+    e_This = e_It
+
+    def e_Name(self, e: A.Name, ctx):
+        voc = self.voc
+        if e.name in voc.resources or e.name in voc.counters:
+            return "int"
+        if e.name in voc.params:
+            if isinstance(voc.params[e.name].value, list):
+                return "int"  # a list param is only meaningful in nth(); checked there
+            return "int"
+        if e.name.startswith("$"):
+            self.err(ctx, "E104", f"macro parameter '{e.name}' was not given a value", e.span)
+            return None
+        cands = list(voc.resources) + list(voc.counters) + list(voc.params)
+        hint = did_you_mean(e.name, cands)
+        if e.name in voc.stats:
+            hint = f"'{e.name}' is a card stat: say '{e.name} of it' or '{e.name} of this'"
+        self.err(ctx, "E101", f"unknown name '{e.name}'", e.span, hint=hint)
+        return None
+
+    def e_Attr(self, e: A.Attr, ctx):
+        voc = self.voc
+        if isinstance(e.ref, A.PlayerRef):
+            if e.name in voc.resources:
+                return "int"
+            self.unknown(ctx, "resource", e.name, voc.resources, e.span)
+            return None
+        self.cardref(e.ref, ctx)
+        if e.name in voc.stats or e.name in voc.pieces:
+            return "int"
+        if e.name in voc.timings and voc.timings[e.name].value["kind"] == "condition":
+            return "bool"
+        if e.name == "requires":
+            return "bool"
+        cands = list(voc.stats) + list(voc.pieces) + [t for t, v in voc.timings.items() if v.value["kind"] == "condition"]
+        self.unknown(ctx, "card stat", e.name, cands, e.span)
+        return None
+
+    def e_Pieces(self, e: A.Pieces, ctx):
+        self.cardref(e.ref, ctx)
+        if e.piece not in self.voc.pieces:
+            self.unknown(ctx, "piece", e.piece, self.voc.pieces, e.span)
+        return "int"
+
+    def e_Count(self, e: A.Count, ctx):
+        self.query(e.query, ctx)
+        return "int"
+
+    def e_SumOf(self, e: A.SumOf, ctx):
+        if e.name not in self.voc.stats and e.name not in self.voc.pieces:
+            self.unknown(ctx, "stat or piece", e.name, list(self.voc.stats) + list(self.voc.pieces), e.span)
+        self.query(e.query, ctx)
+        return "int"
+
+    def e_Func(self, e: A.Func, ctx):
+        lo, hi = FUNCS[e.name]
+        if not lo <= len(e.args) <= hi:
+            self.err(ctx, "E104", f"{e.name}() takes {lo}{'' if lo == hi else f' to {hi}'} arguments, "
+                     f"not {len(e.args)}", e.span)
+            return "int"
+        if e.name == "sets":
+            if not isinstance(e.args[0], A.Query):
+                self.err(ctx, "E102", "sets() takes a set of cards first, e.g. sets(card in tableau, kind tree, "
+                         "kind herb)", e.span)
+            else:
+                self.query(e.args[0], ctx)
+            for a in e.args[1:]:
+                f = a if isinstance(a, A.TraitIs) else (A.Has(a.name, span=a.span) if isinstance(a, A.Name) else None)
+                if f is None:
+                    self.err(ctx, "E102", "each set slot is a card property, e.g. 'kind tree'", a.span)
+                else:
+                    self.filter(f, ctx)
+            return "int"
+        if e.name in ("path", "neighbours"):
+            if not isinstance(e.args[0], A.Query):
+                self.err(ctx, "E102", f"{e.name}() takes a set of cards in a grid first", e.span)
+            else:
+                self.query(e.args[0], ctx)
+                self._grid_query(e.args[0], ctx, e.name)
+            self.expect(e.args[1], "card", ctx)
+            return "int"
+        if e.name in ("rows", "columns"):
+            if not isinstance(e.args[0], A.Query):
+                self.err(ctx, "E102", f"{e.name}() takes a set of cards in a grid", e.span)
+            else:
+                self.query(e.args[0], ctx)
+                self._grid_query(e.args[0], ctx, e.name)
+            return "int"
+        if e.name == "nth":
+            lst = e.args[0]
+            if not (isinstance(lst, A.Name) and isinstance(self.voc.params.get(lst.name, None) and
+                                                           self.voc.params[lst.name].value, list)):
+                self.err(ctx, "E102", "nth() takes a list param from rules.yaml first", lst.span)
+            self.expect(e.args[1], "int", ctx)
+            return "int"
+        for a in e.args:
+            self.expect(a, "int", ctx)
+        return "int"
+
+    def _grid_query(self, q: A.Query, ctx, fn: str) -> None:
+        if len(q.zones) != 1 or self.voc.zones.get(q.zones[0].name) is None:
+            self.err(ctx, "E102", f"{fn}() works on exactly one grid zone", q.span)
+            return
+        if self.voc.zones[q.zones[0].name].value["kind"] != "grid":
+            self.err(ctx, "E102", f"{fn}() needs a grid zone; '{q.zones[0].name}' is a "
+                     f"{self.voc.zones[q.zones[0].name].value['kind']}", q.span)
+
+    def e_CardIs(self, e: A.CardIs, ctx):
+        self.cardref(e.ref, ctx)
+        self.filter(e.filter, ctx)
+        return "bool"
+
+    def e_BinOp(self, e: A.BinOp, ctx):
+        if e.op in ("and", "or"):
+            self.expect(e.left, "bool", ctx)
+            self.expect(e.right, "bool", ctx)
+            return "bool"
+        self.expect(e.left, "int", ctx)
+        self.expect(e.right, "int", ctx)
+        return "int" if e.op in "+-*/" else "bool"
+
+    def e_Not(self, e: A.Not, ctx):
+        self.expect(e.operand, "bool", ctx)
+        return "bool"
+
+    def e_Neg(self, e: A.Neg, ctx):
+        self.expect(e.operand, "int", ctx)
+        return "int"
+
+    def e_Query(self, e: A.Query, ctx):
+        self.err(ctx, "E102", "a set of cards cannot stand here; count it with count(...)", e.span)
+        return None
+
+    def e_TraitIs(self, e: A.TraitIs, ctx):
+        self.err(ctx, "E102", "a card property cannot stand here", e.span)
+        return None
+
+
+def _word(s) -> str:
+    return {"Gain": "gain", "Score": "score", "Place": "place", "If": "if", "ChooseOne": "choose one",
+            "Emit": "emit", "SetCounter": "set"}.get(type(s).__name__, type(s).__name__.lower())

@@ -1,0 +1,174 @@
+"""Source spans and diagnostics: every error a user can cause is one of these.
+
+A run collects all its diagnostics (it does not stop at the first) and prints them
+gcc-style, as JSON, or as GitHub Actions annotations.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A place in a source file: 1-based line and column, end exclusive."""
+
+    file: str
+    line: int
+    col: int
+    end_line: int | None = None
+    end_col: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def shifted(self, line_offset: int, col: int) -> Span:
+        return Span(self.file, self.line + line_offset, col)
+
+
+NO_SPAN = Span("<unknown>", 0, 0)
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: str
+    message: str
+    span: Span
+    severity: Severity = Severity.ERROR
+    hint: str | None = None
+    notes: tuple[tuple[str, Span], ...] = ()
+
+    def to_json(self) -> dict:
+        d = {
+            "code": self.code,
+            "severity": str(self.severity),
+            "message": self.message,
+            "file": self.span.file,
+            "line": self.span.line,
+            "col": self.span.col,
+        }
+        if self.hint:
+            d["hint"] = self.hint
+        if self.notes:
+            d["notes"] = [{"message": m, **asdict(s)} for m, s in self.notes]
+        return d
+
+
+class CompileError(Exception):
+    """Raised to abandon a stage; the diagnostics are already recorded in the bag."""
+
+
+@dataclass
+class Diagnostics:
+    """The diagnostics of one run, in the order they were found."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, code: str, message: str, span: Span, hint: str | None = None,
+              notes: tuple[tuple[str, Span], ...] = ()) -> Diagnostic:
+        d = Diagnostic(code, message, span, Severity.ERROR, hint, notes)
+        self.items.append(d)
+        return d
+
+    def warning(self, code: str, message: str, span: Span, hint: str | None = None) -> Diagnostic:
+        d = Diagnostic(code, message, span, Severity.WARNING, hint)
+        self.items.append(d)
+        return d
+
+    def extend(self, other: Diagnostics) -> None:
+        self.items.extend(other.items)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.items if d.severity is Severity.ERROR]
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity is Severity.ERROR for d in self.items)
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def sorted(self) -> list[Diagnostic]:
+        return sorted(self.items, key=lambda d: (d.span.file, d.span.line, d.span.col, d.code))
+
+
+class SourceCache:
+    """Reads source lines for the caret snippet; never fails."""
+
+    def __init__(self) -> None:
+        self._lines: dict[str, list[str]] = {}
+
+    def line(self, file: str, line: int) -> str | None:
+        if file not in self._lines:
+            try:
+                text = Path(file).read_bytes().decode("utf-8", errors="replace")
+                self._lines[file] = text.splitlines()
+            except OSError:
+                self._lines[file] = []
+        lines = self._lines[file]
+        return lines[line - 1] if 0 < line <= len(lines) else None
+
+
+def render_text(diags: list[Diagnostic], sources: SourceCache | None = None) -> str:
+    """gcc-style: `path:line:col: error[CODE]: message`, the line, a caret."""
+    sources = sources or SourceCache()
+    out: list[str] = []
+    for d in diags:
+        out.append(f"{d.span}: {d.severity}[{d.code}]: {d.message}")
+        text = sources.line(d.span.file, d.span.line)
+        if text is not None and d.span.col > 0:
+            out.append(f"    {text.rstrip()}")
+            pad = "".join("\t" if ch == "\t" else " " for ch in text[: d.span.col - 1])
+            width = 1
+            if d.span.end_line == d.span.line and d.span.end_col and d.span.end_col > d.span.col:
+                width = d.span.end_col - d.span.col
+            out.append(f"    {pad}{'^' * width}")
+        if d.hint:
+            out.append(f"    = help: {d.hint}")
+        for msg, span in d.notes:
+            out.append(f"{span}: note: {msg}")
+    return "\n".join(out)
+
+
+def render_json(diags: list[Diagnostic]) -> str:
+    return json.dumps([d.to_json() for d in diags], indent=2, ensure_ascii=False)
+
+
+def _gh_escape(s: str, prop: bool = False) -> str:
+    s = s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        s = s.replace(":", "%3A").replace(",", "%2C")
+    return s
+
+
+def render_github(diags: list[Diagnostic]) -> str:
+    """GitHub Actions workflow commands: one annotation per diagnostic."""
+    out = []
+    for d in diags:
+        kind = {"error": "error", "warning": "warning"}.get(str(d.severity), "notice")
+        msg = d.message + (f" (help: {d.hint})" if d.hint else "")
+        out.append(
+            f"::{kind} file={_gh_escape(d.span.file, True)},line={d.span.line},col={d.span.col},"
+            f"title={_gh_escape(d.code, True)}::{_gh_escape(msg)}"
+        )
+    return "\n".join(out)
+
+
+def did_you_mean(name: str, candidates) -> str | None:
+    import difflib
+
+    best = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return f"did you mean '{best[0]}'?" if best else None

@@ -1,0 +1,596 @@
+"""Code generation: checked AST to bytecode (see `opcodes` for every instruction).
+
+Runs only on programs the checker passed, so it can assume names resolve. Each
+instruction records the span of the node it came from.
+"""
+
+from __future__ import annotations
+
+from . import ast as A
+from .bytecode import Code
+from .diagnostics import Span
+from .unparse import text
+from .vocab import Vocabulary
+
+
+class SpanTable:
+    def __init__(self) -> None:
+        self.spans: list[Span] = []
+        self._index: dict[tuple, int] = {}
+
+    def add(self, span: Span) -> int:
+        key = (span.file, span.line, span.col)
+        i = self._index.get(key)
+        if i is None:
+            i = self._index[key] = len(self.spans)
+            self.spans.append(Span(span.file, span.line, span.col))
+        return i
+
+
+class Emitter:
+    def __init__(self, voc: Vocabulary, spans: SpanTable) -> None:
+        self.voc = voc
+        self.table = spans
+        self.code: Code = Code("")
+        self.span: Span = Span("<none>", 0, 0)
+
+    # ------------------------------------------------------------ assembly
+    def new(self, name: str) -> Code:
+        self.code = Code(name)
+        return self.code
+
+    def op(self, name: str, *operands) -> int:
+        self.code.ops.append([name, *operands])
+        self.code.spans.append(self.table.add(self.span))
+        return len(self.code.ops) - 1
+
+    def here(self) -> int:
+        return len(self.code.ops)
+
+    def patch(self, at: int, target: int | None = None) -> None:
+        self.code.ops[at][1] = self.here() if target is None else target
+
+    def at(self, node) -> None:
+        sp = getattr(node, "span", None)
+        if sp is not None and sp.line > 0:
+            self.span = sp
+
+    # ------------------------------------------------------------ entry points
+    def program(self, name: str, body: tuple) -> Code:
+        self.new(name)
+        self.stmts(body)
+        return self.code
+
+    def expression(self, name: str, expr) -> Code:
+        self.new(name)
+        self.expr(expr)
+        return self.code
+
+    def cost_check(self, name: str, cost) -> Code:
+        """A Code that leaves True when `cost` can be paid in full now."""
+        self.new(name)
+        self.check(cost)
+        return self.code
+
+    # ------------------------------------------------------------ statements
+    def stmts(self, body) -> None:
+        for s in body:
+            if isinstance(s, A.Trigger | A.Modify):
+                continue  # collected by the pipeline as live abilities, not run in sequence
+            self.at(s)
+            getattr(self, f"s_{type(s).__name__}")(s)
+
+    def s_Gain(self, s: A.Gain) -> None:
+        self.amount(s.amount, s.resource)
+        if s.per:
+            self.per(s.per)
+        self.op("GAIN", s.resource)
+
+    def s_Lose(self, s: A.Lose) -> None:
+        self.amount(s.amount, s.resource)
+        if s.per:
+            self.per(s.per)
+        self.op("LOSE", s.resource)
+
+    def s_Pay(self, s: A.Pay) -> None:
+        # Outside a cost, paying still happens in full or not at all.
+        self.s_Costed(A.Costed(s, (), span=s.span))
+
+    def s_SetCounter(self, s: A.SetCounter) -> None:
+        self.expr(s.value)
+        self.op("SET", s.name)
+
+    def s_Score(self, s: A.Score) -> None:
+        self.amount(s.amount, None)
+        if s.per:
+            self.per(s.per)
+        self.op("SCORE")
+
+    def s_May(self, s: A.May) -> None:
+        self.op("MAY", f"may {text(s.body)}")
+        j = self.op("JUMP_IF_NOT", None)
+        self.stmts((s.body,))
+        self.patch(j)
+
+    def s_Group(self, s: A.Group) -> None:
+        self.stmts(s.body)
+
+    def s_Nothing(self, s) -> None:
+        pass
+
+    def s_Emit(self, s: A.Emit) -> None:
+        self.op("EMIT", s.event)
+
+    def s_EndGame(self, s) -> None:
+        self.op("END_GAME")
+
+    def s_Shuffle(self, s: A.Shuffle) -> None:
+        self.op("SHUFFLE", self.zone(s.zone))
+
+    def s_ActivateTiming(self, s: A.ActivateTiming) -> None:
+        self.op("ACTIVATION", s.timing)
+        loop = self.op("NEXT_ACTIVATION", None)
+        self.op("IT")
+        self.op("RUN_ABILITY", s.timing, bool(self.voc.activation and
+                                              self.voc.activation.value.get("optional", True)))
+        self.op("JUMP", loop)
+        self.patch(loop)
+
+    def s_ActivateCopy(self, s: A.ActivateCopy) -> None:
+        self.for_target(s.target, lambda: (self.op("IT"), self.op("RUN_ABILITY", s.timing, False)))
+
+    def s_Mark(self, s: A.Mark) -> None:
+        self.for_target(s.target, lambda: (self.op("IT"), self.op("MARK", s.flag, s.on)))
+
+    def s_Reveal(self, s: A.Reveal) -> None:
+        self.amount(s.amount, None)
+        self.op("REVEAL", self.source(s.source))
+
+    def s_ChooseX(self, s: A.ChooseX) -> None:
+        self.expr(s.low)
+        self.expr(s.high)
+        self.op("CHOOSE_X")
+
+    def s_Move(self, s: A.Move) -> None:
+        src = self.source(s.source)
+        optional = s.amount.kind == "up_to"
+        if s.amount.kind == "all":
+            self.op("PUSH", 10_000)
+        else:
+            self.expr(s.amount.value)
+        loop = self.op("COUNTDOWN", None)
+        self.op("TAKE", src, optional)
+        stop = self.op("JUMP_IF_NOT", None)
+        self.op("PUT", self.dest(s.dest), s.face)
+        self.op("JUMP", loop)
+        self.patch(stop)
+        self.op("POP")
+        self.patch(loop)
+
+    def s_MoveCard(self, s: A.MoveCard) -> None:
+        if isinstance(s.card, A.This):
+            # Moving 'this' works on the ability's own card; 'it' is the card PUT moves.
+            self.op("THIS")
+            self.op("FOR_CARDS", {"card_on_stack": True})
+            j = self.op("NEXT_CARD", None)
+            self.op("PUT", self.dest(s.dest), s.face)
+            self.op("JUMP", j)
+            self.patch(j)
+            return
+        self.op("PUT", self.dest(s.dest), s.face)
+
+    def s_Place(self, s: A.Place) -> None:
+        self.pieces(s.amount, s.piece, s.target, "add", s.owned)
+
+    def s_Remove(self, s: A.Remove) -> None:
+        self.pieces(s.amount, s.piece, s.target, "remove", False)
+
+    def pieces(self, amount: A.Amount, piece: str, target, mode: str, owned: bool) -> None:
+        opname = "ADD_PIECES" if mode == "add" else "TAKE_PIECES"
+        if isinstance(target, A.AnyOf):
+            # One piece at a time, each to a card the player picks among those with room.
+            optional = amount.kind == "up_to"
+            self.amount_value(amount)
+            loop = self.op("COUNTDOWN", None)
+            self.op("PICK_HOLDER", self.query(target.query), piece, mode, optional)
+            stop = self.op("JUMP_IF_NOT", None)
+            self.op("PUSH", 1)
+            self.op(opname, piece, owned)
+            self.op("JUMP", loop)
+            self.patch(stop)
+            self.op("POP")
+            self.patch(loop)
+            return
+
+        def body():
+            self.amount(amount, None)
+            self.op(opname, piece, owned)
+
+        self.for_target(target, body)
+
+    def for_target(self, target, body) -> None:
+        """Run `body` with 'it' set to each card the target names."""
+        if isinstance(target, A.It):
+            body()
+            return
+        if isinstance(target, A.This):
+            self.op("THIS")
+            q = {"card_on_stack": True}
+        elif isinstance(target, A.EachOf):
+            q = self.query(target.query)
+        else:  # AnyOf: the player picks one
+            self.op("CHOOSE_CARD", self.query(target.query), False)
+            j = self.op("JUMP_IF_NOT", None)
+            body()
+            self.patch(j)
+            return
+        self.op("FOR_CARDS", q)
+        loop = self.op("NEXT_CARD", None)
+        body()
+        self.op("JUMP", loop)
+        self.patch(loop)
+
+    def s_Costed(self, s: A.Costed) -> None:
+        uses_x = _uses_x(s.cost)
+        if uses_x:
+            self.op("PUSH", 0)
+            self.x_bound(s.cost)
+            self.op("CHOOSE_X")
+        self.check(s.cost)
+        skip = self.op("JUMP_IF_NOT", None)
+        self.pay(s.cost)
+        self.stmts(s.body)
+        self.patch(skip)
+
+    def x_bound(self, cost) -> None:
+        for item in _flatten_cost(cost):
+            if isinstance(item, A.Pay):
+                for amount, res in item.items:
+                    if isinstance(amount.value, A.VarX):
+                        self.op("COUNTER", res)
+                        return
+        self.op("PUSH", 20)
+
+    def check(self, cost) -> None:
+        """Leave True on the stack when the cost can be paid in full."""
+        self.at(cost)
+        if isinstance(cost, A.Group):
+            parts = cost.body
+            if not parts:
+                self.op("PUSH", True)
+                return
+            self.check(parts[0])
+            for p in parts[1:]:
+                self.check(p)
+                self.op("BIN", "and")
+            return
+        if isinstance(cost, A.May):
+            self.check(cost.body)
+            no = self.op("JUMP_IF_NOT", None)
+            self.op("MAY", f"may {text(cost.body)}")
+            done = self.op("JUMP", None)
+            self.patch(no)
+            self.op("PUSH", False)
+            self.patch(done)
+            return
+        if isinstance(cost, A.Pay | A.Lose):
+            items = cost.items if isinstance(cost, A.Pay) else ((cost.amount, cost.resource),)
+            first = True
+            for amount, res in items:
+                self.amount(amount, res)
+                self.op("HAS", res)
+                if not first:
+                    self.op("BIN", "and")
+                first = False
+            return
+        if isinstance(cost, A.Move):
+            self.expr(cost.amount.value)
+            self.op("CAN_TAKE", self.source(cost.source))
+            return
+        if isinstance(cost, A.MoveCard):
+            self.op("PUSH", True)
+            return
+        if isinstance(cost, A.Remove):
+            self.amount(cost.amount, None)
+            self.op("CAN_REMOVE", cost.piece, self.target_operand(cost.target))
+            return
+        if isinstance(cost, A.Mark):
+            if isinstance(cost.target, A.This):
+                self.op("THIS")
+            else:
+                self.op("IT")
+            self.op("CAN_MARK", cost.flag, cost.on)
+            return
+        self.op("PUSH", True)  # unreachable for checked programs
+
+    def pay(self, cost) -> None:
+        if isinstance(cost, A.Group):
+            for p in cost.body:
+                self.pay(p)
+            return
+        if isinstance(cost, A.May):
+            self.pay(cost.body)
+            return
+        self.at(cost)
+        if isinstance(cost, A.Pay):
+            for amount, res in cost.items:
+                self.amount(amount, res)
+                self.op("LOSE", res)
+            return
+        self.stmts((cost,))
+
+    def target_operand(self, target):
+        if isinstance(target, A.EachOf | A.AnyOf):
+            return self.query(target.query)
+        return {"it": True} if isinstance(target, A.It) else {"this": True}
+
+    def s_If(self, s: A.If) -> None:
+        self.expr(s.cond)
+        j = self.op("JUMP_IF_NOT", None)
+        self.stmts(s.then)
+        if s.otherwise:
+            end = self.op("JUMP", None)
+            self.patch(j)
+            self.stmts(s.otherwise)
+            self.patch(end)
+        else:
+            self.patch(j)
+
+    def s_Scoped(self, s: A.Scoped) -> None:
+        p = s.players
+        start = p.start.kind if p.start else None
+        ref = p.ref.kind if p.ref else None
+        self.op("FOR_PLAYERS", p.kind, start or ref)
+        loop = self.op("NEXT_PLAYER", None)
+        self.stmts(s.body)
+        self.op("JUMP", loop)
+        self.patch(loop)
+
+    def s_ForEach(self, s: A.ForEach) -> None:
+        self.op("FOR_CARDS", self.query(s.query))
+        loop = self.op("NEXT_CARD", None)
+        self.stmts(s.body)
+        self.op("JUMP", loop)
+        self.patch(loop)
+
+    def s_Repeat(self, s: A.Repeat) -> None:
+        if s.kind in ("times", "up_to"):
+            self.expr(s.value)
+            loop = self.op("COUNTDOWN", None)
+            if s.kind == "up_to":
+                self.op("MAY", f"again: {text(s.body)}")
+                stop = self.op("JUMP_IF_NOT", None)
+                self.stmts(s.body)
+                self.op("JUMP", loop)
+                self.patch(stop)
+                self.op("POP")
+            else:
+                self.stmts(s.body)
+                self.op("JUMP", loop)
+            self.patch(loop)
+            return
+        top = self.here()
+        self.expr(s.value)
+        j = self.op("JUMP_IF" if s.kind == "until" else "JUMP_IF_NOT", None)
+        self.stmts(s.body)
+        self.op("JUMP", top)
+        self.patch(j)
+
+    def s_ChooseOne(self, s: A.ChooseOne) -> None:
+        self.op("CHOOSE", [text(o) for o in s.options])
+        sw = self.op("SWITCH", [])
+        ends = []
+        targets = []
+        for opt in s.options:
+            targets.append(self.here())
+            self.stmts(opt)
+            ends.append(self.op("JUMP", None))
+        self.code.ops[sw][1] = targets
+        for e in ends:
+            self.patch(e)
+
+    def s_ChooseCard(self, s: A.ChooseCard) -> None:
+        self.op("CHOOSE_CARD", self.query(s.query), False)
+        j = self.op("JUMP_IF_NOT", None)
+        self.stmts(s.body)
+        self.patch(j)
+
+    # ------------------------------------------------------------ operands
+    def amount(self, a: A.Amount, resource: str | None) -> None:
+        self.amount_value(a)
+        if a.kind == "up_to":
+            self.op("UPTO", f"how many{' ' + resource if resource else ''}")
+
+    def amount_value(self, a: A.Amount) -> None:
+        if a.kind == "all":
+            self.op("PUSH", 10_000)
+        else:
+            self.expr(a.value)
+
+    def per(self, p: A.Per) -> None:
+        if isinstance(p.of, A.Query):
+            self.op("COUNT", self.query(p.of))
+        else:
+            self.expr(p.of)
+        self.op("PER", p.divisor)
+
+    def zone(self, z: A.ZoneRef) -> list:
+        owner = "shared" if self.voc.zone(z.name).get("owner", "player") == "shared" else \
+            (z.player.kind if z.player else "you")
+        return [z.name, owner]
+
+    def source(self, s: A.Source) -> dict:
+        return {"zone": self.zone(s.zone), "end": s.end, "filters": [self.filter(f) for f in s.filters]}
+
+    def dest(self, d: A.Dest) -> dict:
+        return {"zone": self.zone(d.zone), "end": d.end}
+
+    def query(self, q: A.Query) -> dict:
+        zones = [self.zone(z) for z in q.zones]
+        if not zones:
+            zones = [[n, "you"] for n, e in self.voc.zones.items()
+                     if e.value.get("in-play") and e.value.get("owner", "player") == "player"]
+        return {"zones": zones, "filters": [self.filter(f) for f in q.filters]}
+
+    def filter(self, f) -> list:
+        voc = self.voc
+        if isinstance(f, A.TraitIs):
+            return ["trait", f.trait, list(f.values)]
+        if isinstance(f, A.Has | A.HasNo):
+            n = f.name
+            if n in voc.card_types:
+                inner = ["type", [n]]
+            elif n in voc.flags:
+                inner = ["flag", n]
+            elif n in voc.pieces:
+                inner = ["piece", n]
+            else:
+                inner = ["trait", voc.trait_values[n][0], [n]]
+            return ["not", inner] if isinstance(f, A.HasNo) else inner
+        if isinstance(f, A.StatCmp):
+            return ["stat", f.stat, f.op, _const(f.value, voc)]
+        if isinstance(f, A.FilterNot):
+            return ["not", self.filter(f.inner)]
+        if isinstance(f, A.NotThis):
+            return ["not-this"]
+        raise AssertionError(f)
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e) -> None:
+        self.at(e)
+        getattr(self, f"e_{type(e).__name__}")(e)
+
+    def e_Num(self, e: A.Num) -> None:
+        self.op("PUSH", e.value)
+
+    def e_Bool(self, e: A.Bool) -> None:
+        self.op("PUSH", e.value)
+
+    def e_VarX(self, e) -> None:
+        self.op("X")
+
+    def e_It(self, e) -> None:
+        self.op("IT")
+
+    def e_This(self, e) -> None:
+        self.op("THIS")
+
+    def e_Name(self, e: A.Name) -> None:
+        voc = self.voc
+        if e.name in voc.resources:
+            self.op("COUNTER", e.name)
+        elif e.name in voc.counters:
+            self.op("GLOBAL", e.name)
+        else:
+            v = voc.params[e.name].value
+            self.op("PUSH", v if isinstance(v, int) else len(v))
+
+    def e_Attr(self, e: A.Attr) -> None:
+        voc = self.voc
+        if isinstance(e.ref, A.PlayerRef):
+            self.op("PLAYER", e.ref.kind)
+            self.op("PLAYER_COUNTER", e.name)
+            return
+        self.expr(e.ref)
+        if e.name in voc.stats:
+            self.op("STAT", e.name)
+        elif e.name in voc.pieces:
+            self.op("PIECES", e.name)
+        else:
+            self.op("CONDITION", e.name)
+
+    def e_Pieces(self, e: A.Pieces) -> None:
+        self.expr(e.ref)
+        self.op("PIECES", e.piece)
+
+    def e_Count(self, e: A.Count) -> None:
+        self.op("COUNT", self.query(e.query))
+
+    def e_SumOf(self, e: A.SumOf) -> None:
+        self.op("SUM", e.name, self.query(e.query))
+
+    def e_Func(self, e: A.Func) -> None:
+        n = e.name
+        if n in ("min", "max"):
+            self.expr(e.args[0])
+            for a in e.args[1:]:
+                self.expr(a)
+                self.op("BIN", n)
+        elif n == "abs":
+            self.expr(e.args[0])
+            self.op("ABS")
+        elif n == "nth":
+            self.expr(e.args[1])
+            self.op("NTH", list(self.voc.params[e.args[0].name].value))
+        elif n == "sets":
+            slots = [self.filter(a if isinstance(a, A.TraitIs) else A.Has(a.name)) for a in e.args[1:]]
+            self.op("SETS", self.query(e.args[0]), slots)
+        elif n == "path":
+            self.expr(e.args[1])
+            self.op("PATH", self.query(e.args[0]))
+        elif n == "neighbours":
+            self.expr(e.args[1])
+            self.op("NEIGHBOURS", self.query(e.args[0]))
+        elif n in ("rows", "columns"):
+            self.op("LINES", self.query(e.args[0]), n)
+
+    def e_CardIs(self, e: A.CardIs) -> None:
+        self.expr(e.ref)
+        self.op("MATCH", self.filter(e.filter))
+
+    def e_BinOp(self, e: A.BinOp) -> None:
+        self.expr(e.left)
+        self.expr(e.right)
+        self.op("BIN", e.op)
+
+    def e_Not(self, e: A.Not) -> None:
+        self.expr(e.operand)
+        self.op("NOT")
+
+    def e_Neg(self, e: A.Neg) -> None:
+        self.expr(e.operand)
+        self.op("NEG")
+
+
+def _const(e, voc: Vocabulary) -> int:
+    if isinstance(e, A.Num):
+        return e.value
+    if isinstance(e, A.Neg):
+        return -_const(e.operand, voc)
+    if isinstance(e, A.Name) and e.name in voc.params and isinstance(voc.params[e.name].value, int):
+        return voc.params[e.name].value
+    raise ValueError("not a constant")
+
+
+def is_const(e, voc: Vocabulary) -> bool:
+    try:
+        _const(e, voc)
+        return True
+    except ValueError:
+        return False
+
+
+def const_value(e, voc: Vocabulary) -> int:
+    return _const(e, voc)
+
+
+def _flatten_cost(cost):
+    if isinstance(cost, A.Group):
+        for c in cost.body:
+            yield from _flatten_cost(c)
+    elif isinstance(cost, A.May):
+        yield from _flatten_cost(cost.body)
+    else:
+        yield cost
+
+
+def _uses_x(node) -> bool:
+    import dataclasses
+
+    if isinstance(node, A.VarX):
+        return True
+    if isinstance(node, tuple):
+        return any(_uses_x(n) for n in node)
+    if dataclasses.is_dataclass(node):
+        return any(_uses_x(getattr(node, f.name)) for f in dataclasses.fields(node) if f.name != "span")
+    return False

@@ -1,0 +1,169 @@
+"""Macro expansion: game words defined in rules.yaml, replaced by their bodies.
+
+A macro's signature is a name followed by words and $parameters ("compost $n from
+$zone"). A call matches a signature of the same name and shape; its arguments are
+substituted into the parsed body, which becomes a Group remembering the macro's
+name, so diagnostics inside it can point back at the call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from . import ast as A
+from .diagnostics import Diagnostics, Span
+from .parse import parse_program, parse_signature
+from .vocab import Entry, Vocabulary
+
+MAX_EXPANSION_DEPTH = 32
+
+
+@dataclass(frozen=True)
+class Macro:
+    name: str
+    shape: tuple[str | None, ...]  # a literal word, or None where a parameter goes
+    params: tuple[str, ...]
+    body: A.Program
+    entry: Entry
+
+    @property
+    def signature(self) -> str:
+        return self.entry.name
+
+    @property
+    def span(self) -> Span:
+        return self.entry.key_span
+
+
+def _locator(entry: Entry, key: bool):
+    doc, path = entry.doc, entry.path
+    if key:
+        base = doc.key_span(path)
+        return lambda s, e: Span(base.file, base.line, base.col + s, base.line, base.col + e)
+    return lambda s, e: doc.text_span(path, s, e)
+
+
+def build_macros(voc: Vocabulary, diags: Diagnostics) -> dict[str, list[Macro]]:
+    table: dict[str, list[Macro]] = {}
+    for entry in voc.macros.values():
+        sig = parse_signature(entry.name, _locator(entry, key=True), diags)
+        body = parse_program(str(entry.value), _locator(entry, key=False), diags)
+        if sig is None or body is None:
+            continue
+        shape = []
+        params = []
+        for arg in sig.args:
+            word = str(arg.value)
+            if word.startswith("$"):
+                shape.append(None)
+                params.append(word[1:])
+            else:
+                shape.append(word)
+        table.setdefault(sig.name, []).append(Macro(sig.name, tuple(shape), tuple(params), body, entry))
+    return table
+
+
+def _arg_word(arg: A.CallArg) -> str:
+    return str(arg.value)
+
+
+def _as_expr(arg: A.CallArg) -> A.Node:
+    if arg.kind == "num":
+        return A.Num(int(arg.value), span=arg.span)
+    if arg.kind == "word":
+        return A.Name(str(arg.value), span=arg.span)
+    if arg.kind == "it":
+        return A.It(span=arg.span)
+    if arg.kind == "this":
+        return A.This(span=arg.span)
+    return arg.value  # an expression
+
+
+def _substitute(node, binding: dict[str, A.CallArg]):
+    """A copy of `node` with $parameters replaced by the call's arguments."""
+    if isinstance(node, tuple):
+        return tuple(_substitute(n, binding) for n in node)
+    if isinstance(node, str):
+        if node.startswith("$") and node[1:] in binding:
+            arg = binding[node[1:]]
+            return str(arg.value) if arg.kind in ("word", "num") else node
+        return node
+    if isinstance(node, A.Name) and node.name.startswith("$") and node.name[1:] in binding:
+        return _as_expr(binding[node.name[1:]])
+    if isinstance(node, A.CallArg):
+        if node.kind == "word" and str(node.value).startswith("$") and str(node.value)[1:] in binding:
+            return binding[str(node.value)[1:]]
+        if node.kind == "expr":
+            return dataclasses.replace(node, value=_substitute(node.value, binding))
+        return node
+    if dataclasses.is_dataclass(node) and isinstance(node, A.Node):
+        changes = {}
+        for f in dataclasses.fields(node):
+            if f.name == "span":
+                continue
+            old = getattr(node, f.name)
+            new = _substitute(old, binding)
+            if new is not old:
+                changes[f.name] = new
+        return dataclasses.replace(node, **changes) if changes else node
+    return node
+
+
+def _matches(m: Macro, call: A.Call) -> bool:
+    if len(m.shape) != len(call.args):
+        return False
+    for want, arg in zip(m.shape, call.args, strict=True):
+        if want is not None and not (arg.kind == "word" and arg.value == want):
+            return False
+    return True
+
+
+class Expander:
+    def __init__(self, table: dict[str, list[Macro]], diags: Diagnostics) -> None:
+        self.table = table
+        self.diags = diags
+
+    def program(self, prog: A.Program) -> A.Program:
+        return A.Program(self._walk(prog.body, ()), span=prog.span)
+
+    def _walk(self, node, stack: tuple[str, ...]):
+        if isinstance(node, tuple):
+            return tuple(self._walk(n, stack) for n in node)
+        if isinstance(node, A.Call):
+            return self._expand(node, stack)
+        if dataclasses.is_dataclass(node) and isinstance(node, A.Node):
+            changes = {}
+            for f in dataclasses.fields(node):
+                if f.name == "span":
+                    continue
+                old = getattr(node, f.name)
+                if isinstance(old, tuple | A.Node):
+                    new = self._walk(old, stack)
+                    if new is not old:
+                        changes[f.name] = new
+            return dataclasses.replace(node, **changes) if changes else node
+        return node
+
+    def _expand(self, call: A.Call, stack: tuple[str, ...]):
+        candidates = self.table.get(call.name)
+        if not candidates:
+            return call  # the checker reports unknown actions with a suggestion
+        macro = next((m for m in candidates if _matches(m, call)), None)
+        if macro is None:
+            shapes = "; ".join(f"'{m.signature}'" for m in candidates)
+            self.diags.error("E104", f"'{call.name}' does not take these words here", call.span,
+                             hint=f"it is defined as {shapes}")
+            return A.Nothing(span=call.span)
+        if macro.signature in stack or len(stack) >= MAX_EXPANSION_DEPTH:
+            chain = " -> ".join([*stack, macro.signature])
+            self.diags.error("E106", f"macro '{macro.signature}' expands into itself ({chain})", call.span,
+                             notes=(("the macro is defined here", macro.span),))
+            return A.Nothing(span=call.span)
+        binding = {}
+        for want, arg in zip(macro.shape, call.args, strict=True):
+            if want is None:
+                binding[macro.params[len(binding)]] = arg
+        body = _substitute(macro.body.body, binding)
+        body = self._walk(body, (*stack, macro.signature))
+        return A.Group(body, macro=macro.signature, span=call.span)

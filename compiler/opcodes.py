@@ -1,0 +1,131 @@
+"""Every opcode of the bytecode, declared once.
+
+The VM's dispatch table, the disassembler, the bytecode validator and the
+documentation page are all derived from this list. Operands are JSON values;
+`stack` gives the stack effect as "before -- after".
+
+Decision opcodes (marked `decides`) may suspend the VM: they compute their options,
+and if there is a real choice they hand a Decision to the agent and run again, with
+the answer, when the game resumes. They change nothing before that answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+BYTECODE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    operands: tuple[str, ...]
+    stack: str
+    doc: str
+    example: str = ""
+    decides: bool = False
+
+
+OPS: tuple[Op, ...] = (
+    # values
+    Op("PUSH", ("value",), "-- v", "Push a constant (number or boolean).", "gain 3 soil -> PUSH 3"),
+    Op("POP", (), "v --", "Drop the top of the stack."),
+    Op("COUNTER", ("name",), "-- n", "The current player's counter (a resource).", "if soil > 3 -> COUNTER soil"),
+    Op("GLOBAL", ("name",), "-- n", "A shared counter.", "if oxygen >= 5 -> GLOBAL oxygen"),
+    Op("PLAYER", ("who",), "-- p", "A player: you, active, left, right or first.", "soil of left neighbour"),
+    Op("PLAYER_COUNTER", ("name",), "p -- n", "A counter of the player on the stack.", "soil of active player"),
+    Op("IT", (), "-- c", "The card 'it' refers to (loop variable, chosen or moved card, trigger card)."),
+    Op("THIS", (), "-- c", "The card whose ability is running."),
+    Op("X", (), "-- n", "The number X chosen for this ability.", "pay X energy: gain X mc"),
+    Op("CHOOSE_X", (), "lo hi --", "The player chooses X between lo and hi.", "pay X energy", decides=True),
+    Op("BIN", ("op",), "a b -- c", "Arithmetic (+ - * / min max, / rounds down and x/0 = 0), comparison "
+       "(= != < <= > >=) or logic (and or).", "count(card in hand) >= 2 -> BIN >="),
+    Op("NOT", (), "b -- !b", "Logical not."),
+    Op("NEG", (), "n -- -n", "Arithmetic negation."),
+    Op("ABS", (), "n -- |n|", "Absolute value."),
+    Op("PER", ("divisor",), "a n -- a*(n//divisor)", "Scale an amount per N of something.",
+       "gain 1 vp per 2 card in tableau -> PER 2"),
+    Op("COUNT", ("query",), "-- n", "How many cards match the query.", "count(card in tableau with kind tree)"),
+    Op("SUM", ("name", "query"), "-- n", "Sum of a stat or piece count over the cards of a query.",
+       "sum(vp of card in tableau)"),
+    Op("STAT", ("name",), "c -- n", "A card's stat, with the continuous modifiers that apply to it.",
+       "cost of it"),
+    Op("PIECES", ("name",), "c -- n", "How many pieces of a kind are on a card.", "sprout on this"),
+    Op("MATCH", ("filter",), "c -- b", "Whether a card matches a filter.", "it is kind tree"),
+    Op("CONDITION", ("timing",), "c -- b", "Evaluate a card's condition (a goal or a requirement) for the "
+       "current player.", "goal of it"),
+    Op("NTH", ("values",), "i -- v", "The i-th number (from 0) of a list param; the last one past the end.",
+       "nth(fauna-ladder, leaf on it)"),
+    Op("SETS", ("query", "slots"), "-- n", "The greatest number of disjoint sets, each with one card per slot "
+       "filter, each card used at most once.", "sets(card in tableau, kind tree, kind herb)"),
+    Op("PATH", ("query",), "c -- n", "Cards on the longest orthogonal path through a card among the query's "
+       "cards in a grid.", "path(card in tableau with habitat rocky, this)"),
+    Op("LINES", ("query", "axis"), "-- n", "Complete rows or columns of a grid whose cards all match.",
+       "rows(card in tableau)"),
+    Op("NEIGHBOURS", ("query",), "c -- n", "Grid neighbours of a card that match the query.",
+       "neighbours(card in tableau with kind tree, this)"),
+    # control flow
+    Op("JUMP", ("target",), "--", "Continue at an instruction index."),
+    Op("JUMP_IF", ("target",), "b --", "Jump when true."),
+    Op("JUMP_IF_NOT", ("target",), "b --", "Jump when false.", "if ...: -> JUMP_IF_NOT"),
+    Op("SWITCH", ("targets",), "i --", "Jump to the i-th target.", "choose one: a | b"),
+    Op("CHOOSE", ("labels",), "-- i", "The player chooses one of the labelled options.", "choose one: a | b",
+       decides=True),
+    Op("MAY", ("prompt",), "-- b", "The player says yes or no.", "may compost 1 from hand", decides=True),
+    Op("COUNTDOWN", ("target",), "n -- n-1 | ", "Loop counter: when n > 0 leave n-1, else drop it and jump.",
+       "repeat 3 times: ..."),
+    Op("FOR_CARDS", ("query",), "-- iter", "Start a loop over the cards of a query (a snapshot).",
+       "for each card in tableau: ..."),
+    Op("NEXT_CARD", ("target",), "iter -- iter | ", "Set 'it' to the next card, or restore 'it', drop the "
+       "iterator and jump."),
+    Op("FOR_PLAYERS", ("kind", "start"), "-- iter", "Start a loop over players: each, each_other, turns "
+       "(also sets the active player), ref, chosen.", "each opponent: ...", decides=True),
+    Op("NEXT_PLAYER", ("target",), "iter -- iter | ", "Make the next player current, or restore and jump."),
+    Op("CHOOSE_CARD", ("query", "optional"), "-- b", "The player chooses a matching card as 'it'; false if "
+       "there is none (or the player declines an optional choice).", "choose a card in hand: ...",
+       decides=True),
+    # effects
+    Op("GAIN", ("name",), "n --", "Add to a counter of the current player (shared if the name is a shared "
+       "counter), within its bounds; emits 'gain'.", "gain 2 soil"),
+    Op("LOSE", ("name",), "n --", "Take from a counter, not below its minimum; emits 'lose'.", "lose 1 soil"),
+    Op("SET", ("name",), "n --", "Set a counter.", "set game-over to 1"),
+    Op("HAS", ("name",), "n -- b", "Whether the current player has at least n of a counter (cost check).",
+       "pay 2 soil: ..."),
+    Op("UPTO", ("prompt",), "n -- k", "The player picks k between 0 and n.", "gain up to 2 soil", decides=True),
+    Op("TAKE", ("source", "optional"), "-- b", "Pick a card from a source as 'it': the top of a pile, or "
+       "the player's choice in other zones or when filtered; runs the zone's on-empty program first when it "
+       "is empty. False when none is left (or the player stops an optional take).",
+       "move 2 card from top of deck to compost", decides=True),
+    Op("CAN_TAKE", ("source",), "n -- b", "Whether a source holds at least n cards (cost check)."),
+    Op("PUT", ("dest", "face"), "--", "Move 'it' to a zone: a pile's top or bottom, a row's end, or a grid "
+       "cell the player chooses among the legal ones.", "move it to tableau", decides=True),
+    Op("CAN_PUT", ("dest",), "-- b", "Whether 'it' has a legal place in the destination."),
+    Op("PICK_HOLDER", ("target", "piece", "mode", "optional"), "-- b", "Choose a card that can take "
+       "(mode add) or give up (mode remove) one piece, as 'it'.", "place up to 3 sprout on card in tableau",
+       decides=True),
+    Op("ADD_PIECES", ("piece", "owned"), "n --", "Put up to n pieces on 'it', as many as fit; runs the "
+       "piece's when-full program if it fills; emits 'place'.", "place 1 growth on this"),
+    Op("TAKE_PIECES", ("piece", "owned"), "n --", "Remove up to n pieces from 'it'; emits 'remove'.",
+       "remove 1 animal from this"),
+    Op("CAN_REMOVE", ("piece", "target"), "n -- b", "Whether n pieces can be removed (cost check)."),
+    Op("MARK", ("flag", "on"), "c --", "Set or clear a flag on a card; emits the flag's name.", "mark it tilted"),
+    Op("CAN_MARK", ("flag", "on"), "c -- b", "Whether the flag is not already in that state (cost check)."),
+    Op("SCORE", (), "n --", "Add to the current player's score in the scoring step being counted.",
+       "score 2 per card in tableau"),
+    Op("EMIT", ("event",), "--", "Announce an event about the current player and 'it'; triggers that match "
+       "run now.", "emit play"),
+    Op("END_GAME", (), "--", "Mark the game as over; the flow decides when it stops."),
+    Op("SHUFFLE", ("zone",), "--", "Shuffle a pile with the game's seeded generator.", "shuffle deck"),
+    Op("ACTIVATION", ("timing",), "-- iter", "The current player's cards with abilities of this timing (or "
+       "of a timing that matches it), in the declared activation order; asks whether the block goes "
+       "before or after when the rules let the player choose.", "activate green abilities", decides=True),
+    Op("NEXT_ACTIVATION", ("target",), "iter -- iter | ", "Set 'it' to the next card to activate, or drop "
+       "the iterator and jump."),
+    Op("RUN_ABILITY", ("timing", "optional"), "c --", "Run a card's ability of a timing, at most once per "
+       "card per activation; optional ones ask first and are skipped when their cost cannot be paid.",
+       "activate black ability of it", decides=True),
+    Op("REVEAL", ("source",), "n --", "Reveal the n-th card from the top of a pile as 'it' without moving it.",
+       "reveal 1 from deck"),
+)
+
+BY_NAME: dict[str, Op] = {op.name: op for op in OPS}

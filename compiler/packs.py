@@ -1,0 +1,156 @@
+"""Find packs, follow `extends`, and load every file of a pack with positions.
+
+A pack is a folder: pack.yaml, rules.yaml and card files (every other *.yaml in
+the folder, except under scenarios/). Built-in packs live in the installed
+`cards/` folder; a pack may also be given as a path.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .diagnostics import Diagnostics, Span
+from .schema import validate
+from .yamlsrc import YamlDoc, load_yaml_file
+
+BUILTIN_DIR = Path(__file__).resolve().parent.parent / "cards"
+MAX_CHAIN = 16
+
+
+def display_path(path: Path) -> str:
+    """Paths relative to the working directory when inside it: shorter and clickable."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+@dataclass
+class PackSource:
+    id: str
+    name: str
+    version: str
+    folder: Path
+    extends: list[str]
+    pack_doc: YamlDoc
+    rules_doc: YamlDoc | None = None
+    card_docs: list[YamlDoc] = field(default_factory=list)
+
+
+def builtin_packs() -> dict[str, Path]:
+    """Built-in pack ids to their folders, sorted by id."""
+    out = {}
+    if BUILTIN_DIR.is_dir():
+        for p in sorted(BUILTIN_DIR.iterdir()):
+            if (p / "pack.yaml").is_file():
+                out[p.name] = p
+    return out
+
+
+def find_packs(root: Path) -> list[Path]:
+    """Every pack folder at or under `root`, in path order."""
+    if (root / "pack.yaml").is_file():
+        return [root]
+    return sorted(p.parent for p in root.rglob("pack.yaml") if "scenarios" not in p.parts)
+
+
+def resolve_pack_ref(ref: str) -> Path | None:
+    """A built-in pack id, or a path to a pack folder (or to its pack.yaml)."""
+    p = Path(ref)
+    if p.name == "pack.yaml":
+        p = p.parent
+    if (p / "pack.yaml").is_file():
+        return p
+    return builtin_packs().get(ref)
+
+
+def card_files(folder: Path) -> list[Path]:
+    out = []
+    for p in sorted(folder.rglob("*.yaml")):
+        rel = p.relative_to(folder)
+        if rel.parts[0] in ("scenarios", "templates") or rel.name in ("pack.yaml", "rules.yaml"):
+            continue
+        out.append(p)
+    return out
+
+
+def _load_one(folder: Path, diags: Diagnostics) -> PackSource | None:
+    pack_doc = load_yaml_file(folder / "pack.yaml", diags, display_path(folder / "pack.yaml"))
+    if pack_doc is None:
+        return None
+    if not validate(pack_doc, "pack", diags):
+        return None
+    v = pack_doc.value
+    src = PackSource(v["id"], v["name"], v["version"], folder, list(v.get("extends", [])), pack_doc)
+    if folder.name != src.id and folder.parent.resolve() == BUILTIN_DIR:
+        diags.error("E023", f"pack id '{src.id}' differs from its folder name '{folder.name}'",
+                    pack_doc.span(("id",)))
+    rules_path = folder / "rules.yaml"
+    if rules_path.is_file():
+        doc = load_yaml_file(rules_path, diags, display_path(rules_path))
+        if doc is not None and validate(doc, "rules", diags):
+            src.rules_doc = doc
+    for path in card_files(folder):
+        doc = load_yaml_file(path, diags, display_path(path))
+        if doc is not None and validate(doc, "cards", diags):
+            src.card_docs.append(doc)
+    return src
+
+
+def load_chain(folder: Path, diags: Diagnostics) -> list[PackSource] | None:
+    """The pack at `folder` and everything it extends, base packs first."""
+    loaded: dict[Path, PackSource] = {}
+    order: list[PackSource] = []
+
+    def visit(path: Path, stack: list[str], via: tuple[YamlDoc, tuple] | None) -> bool:
+        key = path.resolve()
+        if key in loaded:
+            if loaded[key].id in stack:
+                return _cycle(loaded[key], stack, via, diags)
+            return True
+        if len(stack) >= MAX_CHAIN:
+            span = via[0].span(via[1]) if via else Span(str(path), 1, 1)
+            diags.error("E021", f"'extends' goes deeper than {MAX_CHAIN} packs", span)
+            return False
+        src = _load_one(path, diags)
+        if src is None:
+            return False
+        loaded[key] = src
+        ok = True
+        for i, parent in enumerate(src.extends):
+            ppath = _find_parent(parent, path)
+            if ppath is None:
+                known = sorted(set(builtin_packs()) | {p.name for p in path.parent.iterdir() if (p / "pack.yaml").is_file()})
+                from .diagnostics import did_you_mean
+
+                diags.error("E020", f"'extends' names no pack '{parent}'", src.pack_doc.span(("extends", i)),
+                            hint=did_you_mean(parent, known) or f"known packs: {', '.join(known)}")
+                ok = False
+                continue
+            if parent in [*stack, src.id]:
+                diags.error("E021", f"pack '{src.id}' extends itself through " + " -> ".join([*stack, src.id, parent]),
+                            src.pack_doc.span(("extends", i)))
+                ok = False
+                continue
+            ok = visit(ppath, [*stack, src.id], (src.pack_doc, ("extends", i))) and ok
+        order.append(src)
+        return ok
+
+    ok = visit(folder, [], None)
+    return order if ok else None
+
+
+def _cycle(src: PackSource, stack: list[str], via, diags: Diagnostics) -> bool:
+    span = via[0].span(via[1]) if via else src.pack_doc.span(())
+    diags.error("E021", "packs extend each other in a cycle: " + " -> ".join([*stack, src.id]), span)
+    return False
+
+
+def _find_parent(pack_id: str, child: Path) -> Path | None:
+    sibling = child.parent / pack_id
+    if (sibling / "pack.yaml").is_file():
+        return sibling
+    return builtin_packs().get(pack_id)

@@ -1,0 +1,585 @@
+"""Effect-language text to AST. Lark stays inside this module.
+
+`parse_program`, `parse_expression` and `parse_signature` take the text and a
+`locate(start, end) -> Span` function that maps character offsets in the text to the
+YAML file, so every AST node's span points at the card file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from . import ast as A
+from .diagnostics import Diagnostics, Span
+
+GRAMMAR_PATH = Path(__file__).resolve().parent.parent / "grammar" / "effect.lark"
+Locate = Callable[[int, int], Span]
+
+
+@cache
+def parser() -> Lark:
+    return Lark(
+        GRAMMAR_PATH.read_text(encoding="utf-8"),
+        parser="lalr",
+        start=["program", "expression", "signature"],
+        propagate_positions=True,
+        maybe_placeholders=False,
+    )
+
+
+def grammar_text() -> str:
+    return GRAMMAR_PATH.read_text(encoding="utf-8")
+
+
+# Friendly names for the terminals Lark reports as expected.
+_TOKEN_WORDS = {
+    "NAME": "a name", "NUMBER": "a number", "PARAM": "a $parameter", "COLON": "':'", "COMMA": "','",
+    "SEMICOLON": "';'", "LPAR": "'('", "RPAR": "')'", "VBAR": "'|'", "CMP": "a comparison",
+    "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'", "$END": "the end of the text",
+}
+
+
+def _expected_words(expected: set[str], p: Lark) -> list[str]:
+    words = []
+    for name in sorted(expected):
+        if name in _TOKEN_WORDS:
+            words.append(_TOKEN_WORDS[name])
+            continue
+        try:
+            term = p.get_terminal(name)
+            pat = term.pattern
+            words.append(f"'{pat.value}'" if pat.type == "str" else name.lower())
+        except KeyError:
+            words.append(name.lower())
+    return words
+
+
+class _ToAst(Transformer):
+    def __init__(self, locate: Locate) -> None:
+        super().__init__()
+        self.locate = locate
+
+    def _s(self, meta) -> Span:
+        if getattr(meta, "empty", True):
+            return Span("<dsl>", 0, 0)
+        return self.locate(meta.start_pos, meta.end_pos)
+
+    def _tok(self, t: Token) -> Span:
+        return self.locate(t.start_pos or 0, t.end_pos or 0)
+
+    # --- entry points
+    @v_args(meta=True)
+    def program(self, meta, items):
+        return A.Program(tuple(items), span=self._s(meta))
+
+    @v_args(meta=True)
+    def signature(self, meta, items):
+        name, *args = items
+        return A.Signature(str(name), tuple(args), span=self._s(meta))
+
+    # --- references
+    @v_args(meta=True)
+    def it(self, meta, _):
+        return A.It(span=self._s(meta))
+
+    @v_args(meta=True)
+    def this(self, meta, _):
+        return A.This(span=self._s(meta))
+
+    @v_args(meta=True)
+    def param(self, meta, items):
+        return A.Param(str(items[0])[1:], span=self._s(meta))
+
+    def _pref(kind):  # noqa: N805 - small factory for the five player references
+        @v_args(meta=True)
+        def f(self, meta, _):
+            return A.PlayerRef(kind, span=self._s(meta))
+
+        return f
+
+    you = _pref("you")
+    active = _pref("active")
+    left = _pref("left")
+    right = _pref("right")
+    first = _pref("first")
+
+    # --- queries
+    @v_args(meta=True)
+    def zone(self, meta, items):
+        return A.ZoneRef(str(items[0]), items[1] if len(items) > 1 else None, span=self._s(meta))
+
+    def zones(self, items):
+        return tuple(items)
+
+    def filters(self, items):
+        return tuple(items)
+
+    @v_args(meta=True)
+    def query(self, meta, items):
+        zones: tuple = ()
+        filters: tuple = ()
+        for it in items:
+            if it and isinstance(it[0], A.ZoneRef):
+                zones = it
+            else:
+                filters = it
+        return A.Query(zones, filters, span=self._s(meta))
+
+    @v_args(meta=True)
+    def trait_is(self, meta, items):
+        return A.TraitIs(str(items[0]), tuple(str(v) for v in items[1:]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def has(self, meta, items):
+        return A.Has(str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def has_no(self, meta, items):
+        return A.HasNo(str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def stat_cmp(self, meta, items):
+        return A.StatCmp(str(items[0]), str(items[1]), items[2], span=self._s(meta))
+
+    @v_args(meta=True)
+    def filter_not(self, meta, items):
+        return A.FilterNot(items[0], span=self._s(meta))
+
+    @v_args(meta=True)
+    def not_this(self, meta, _):
+        return A.NotThis(span=self._s(meta))
+
+    @v_args(meta=True)
+    def each_of(self, meta, items):
+        return A.EachOf(items[0], span=self._s(meta))
+
+    @v_args(meta=True)
+    def any_of(self, meta, items):
+        return A.AnyOf(items[0], span=self._s(meta))
+
+    def target(self, items):
+        return items[0]
+
+    # --- expressions
+    @v_args(meta=True)
+    def num(self, meta, items):
+        return A.Num(int(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def true(self, meta, _):
+        return A.Bool(True, span=self._s(meta))
+
+    @v_args(meta=True)
+    def false(self, meta, _):
+        return A.Bool(False, span=self._s(meta))
+
+    @v_args(meta=True)
+    def var_x(self, meta, _):
+        return A.VarX(span=self._s(meta))
+
+    @v_args(meta=True)
+    def name(self, meta, items):
+        return A.Name(str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def attr(self, meta, items):
+        return A.Attr(str(items[0]), items[1], span=self._s(meta))
+
+    @v_args(meta=True)
+    def pieces(self, meta, items):
+        return A.Pieces(str(items[0]), items[1], span=self._s(meta))
+
+    @v_args(meta=True)
+    def count(self, meta, items):
+        return A.Count(items[0], span=self._s(meta))
+
+    @v_args(meta=True)
+    def sum_of(self, meta, items):
+        return A.SumOf(str(items[0]), items[-1], span=self._s(meta))
+
+    def fname(self, items):
+        return str(items[0])
+
+    @v_args(meta=True)
+    def func(self, meta, items):
+        return A.Func(items[0], tuple(items[1:]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def card_is(self, meta, items):
+        return A.CardIs(items[0], items[1], span=self._s(meta))
+
+    def _bin(op):  # noqa: N805
+        @v_args(meta=True)
+        def f(self, meta, items):
+            return A.BinOp(op, items[0], items[1], span=self._s(meta))
+
+        return f
+
+    add = _bin("+")
+    sub = _bin("-")
+    mul = _bin("*")
+    div = _bin("/")
+    or_ = _bin("or")
+    and_ = _bin("and")
+
+    @v_args(meta=True)
+    def compare(self, meta, items):
+        return A.BinOp(str(items[1]), items[0], items[2], span=self._s(meta))
+
+    @v_args(meta=True)
+    def not_(self, meta, items):
+        return A.Not(items[0], span=self._s(meta))
+
+    @v_args(meta=True)
+    def neg(self, meta, items):
+        return A.Neg(items[0], span=self._s(meta))
+
+    # --- amounts
+    @v_args(meta=True)
+    def amount(self, meta, items):
+        return A.Amount("exact", items[0], span=self._s(meta))
+
+    @v_args(meta=True)
+    def up_to(self, meta, items):
+        return A.Amount("up_to", items[0], span=self._s(meta))
+
+    @v_args(meta=True)
+    def one(self, meta, _):
+        return A.Amount("exact", A.Num(1, span=self._s(meta)), span=self._s(meta))
+
+    @v_args(meta=True)
+    def all(self, meta, _):
+        return A.Amount("all", None, span=self._s(meta))
+
+    @v_args(meta=True)
+    def per(self, meta, items):
+        if len(items) == 2:
+            return A.Per(int(items[0]), items[1], span=self._s(meta))
+        return A.Per(1, items[0], span=self._s(meta))
+
+    # --- statements
+    @v_args(meta=True)
+    def gain(self, meta, items):
+        per = items[2] if len(items) > 2 else None
+        return A.Gain(items[0], str(items[1]), per, span=self._s(meta))
+
+    @v_args(meta=True)
+    def gain_one(self, meta, items):
+        s = self._s(meta)
+        return A.Gain(A.Amount("exact", A.Num(1, span=s), span=s), str(items[0]), None, span=s)
+
+    @v_args(meta=True)
+    def lose(self, meta, items):
+        per = items[2] if len(items) > 2 else None
+        return A.Lose(items[0], str(items[1]), per, span=self._s(meta))
+
+    @v_args(meta=True)
+    def pay(self, meta, items):
+        pairs = tuple((items[i], str(items[i + 1])) for i in range(0, len(items), 2))
+        return A.Pay(pairs, span=self._s(meta))
+
+    @v_args(meta=True)
+    def set(self, meta, items):
+        return A.SetCounter(str(items[0]), items[1], span=self._s(meta))
+
+    @v_args(meta=True)
+    def score(self, meta, items):
+        return A.Score(items[0], items[1] if len(items) > 1 else None, span=self._s(meta))
+
+    @v_args(meta=True)
+    def may(self, meta, items):
+        return A.May(items[0], span=self._s(meta))
+
+    @v_args(meta=True)
+    def group(self, meta, items):
+        return A.Group(tuple(items), span=self._s(meta))
+
+    @v_args(meta=True)
+    def nothing(self, meta, _):
+        return A.Nothing(span=self._s(meta))
+
+    @v_args(meta=True)
+    def call(self, meta, items):
+        return A.Call(str(items[0]), tuple(self._arg(a) for a in items[1:]), span=self._s(meta))
+
+    def _arg(self, a) -> A.CallArg:
+        if isinstance(a, A.CallArg):
+            return a
+        if isinstance(a, A.Num):
+            return A.CallArg("num", a.value, span=a.span)
+        if isinstance(a, A.Param):
+            return A.CallArg("param", a.name, span=a.span)
+        if isinstance(a, A.It):
+            return A.CallArg("it", None, span=a.span)
+        if isinstance(a, A.This):
+            return A.CallArg("this", None, span=a.span)
+        if isinstance(a, A.VarX):
+            return A.CallArg("expr", a, span=a.span)
+        return A.CallArg("expr", a, span=getattr(a, "span", Span("<dsl>", 0, 0)))
+
+    @v_args(meta=True)
+    def word(self, meta, items):
+        return A.CallArg("word", str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def emit(self, meta, items):
+        return A.Emit(str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def end_game(self, meta, _):
+        return A.EndGame(span=self._s(meta))
+
+    @v_args(meta=True)
+    def shuffle(self, meta, items):
+        return A.Shuffle(items[0], span=self._s(meta))
+
+    @v_args(meta=True)
+    def modify(self, meta, items):
+        return A.Modify(str(items[0]), items[1], items[2], span=self._s(meta))
+
+    @v_args(meta=True)
+    def activate_timing(self, meta, items):
+        return A.ActivateTiming(str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def activate_copy(self, meta, items):
+        return A.ActivateCopy(str(items[0]), items[1], span=self._s(meta))
+
+    @v_args(meta=True)
+    def mark(self, meta, items):
+        return A.Mark(items[0], str(items[1]), True, span=self._s(meta))
+
+    @v_args(meta=True)
+    def unmark(self, meta, items):
+        return A.Mark(items[0], str(items[1]), False, span=self._s(meta))
+
+    @v_args(meta=True)
+    def reveal(self, meta, items):
+        return A.Reveal(items[0], items[1], span=self._s(meta))
+
+    @v_args(meta=True)
+    def choose_x(self, meta, items):
+        return A.ChooseX(items[0], items[1], span=self._s(meta))
+
+    def top(self, _):
+        return "top"
+
+    def bottom(self, _):
+        return "bottom"
+
+    def face_down(self, _):
+        return "down"
+
+    def face_up(self, _):
+        return "up"
+
+    @v_args(meta=True)
+    def source(self, meta, items):
+        end = None
+        zone = None
+        filters: tuple = ()
+        for it in items:
+            if isinstance(it, str):
+                end = it
+            elif isinstance(it, A.ZoneRef):
+                zone = it
+            else:
+                filters = it
+        return A.Source(zone, end, filters, span=self._s(meta))
+
+    @v_args(meta=True)
+    def dest(self, meta, items):
+        end = items[0] if isinstance(items[0], str) else None
+        return A.Dest(items[-1], end, span=self._s(meta))
+
+    @v_args(meta=True)
+    def move(self, meta, items):
+        face = items[3] if len(items) > 3 else None
+        return A.Move(items[0], items[1], items[2], face, span=self._s(meta))
+
+    @v_args(meta=True)
+    def move_card(self, meta, items):
+        face = items[2] if len(items) > 2 else None
+        return A.MoveCard(items[0], items[1], face, span=self._s(meta))
+
+    def owned(self, _):
+        return True
+
+    @v_args(meta=True)
+    def place(self, meta, items):
+        owned = len(items) == 4
+        return A.Place(items[0], str(items[1]), items[-1], owned, span=self._s(meta))
+
+    @v_args(meta=True)
+    def remove(self, meta, items):
+        return A.Remove(items[0], str(items[1]), items[2], span=self._s(meta))
+
+    # --- headed statements
+    @v_args(meta=True)
+    def costed(self, meta, items):
+        return A.Costed(items[0], tuple(items[1:]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def if_(self, meta, items):
+        # items: cond, then-stmts..., and (after the Lark-discarded 'else') else-stmts.
+        # Lark flattens _seq, so we split on the marker the grammar cannot give: use meta of children.
+        cond, *rest = items
+        then, other = self._split_else(meta, rest)
+        return A.If(cond, tuple(then), tuple(other), span=self._s(meta))
+
+    def _split_else(self, meta, rest):
+        marker = [i for i, s in enumerate(rest) if isinstance(s, _ElseMark)]
+        if not marker:
+            return rest, []
+        i = marker[0]
+        return rest[:i], rest[i + 1 :]
+
+    def else_(self, _):
+        return _ElseMark()
+
+    @v_args(meta=True)
+    def scoped(self, meta, items):
+        return A.Scoped(items[0], tuple(items[1:]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def each_player(self, meta, items):
+        return A.Players("each", None, items[0] if items else None, span=self._s(meta))
+
+    @v_args(meta=True)
+    def each_turn(self, meta, items):
+        return A.Players("turns", None, items[0] if items else None, span=self._s(meta))
+
+    @v_args(meta=True)
+    def each_other(self, meta, items):
+        return A.Players("each_other", None, items[0] if items else None, span=self._s(meta))
+
+    @v_args(meta=True)
+    def chosen_player(self, meta, _):
+        return A.Players("chosen", None, None, span=self._s(meta))
+
+    @v_args(meta=True)
+    def players(self, meta, items):
+        return A.Players("ref", items[0], None, span=self._s(meta))
+
+    def from_player(self, items):
+        return items[0]
+
+    @v_args(meta=True)
+    def for_each(self, meta, items):
+        return A.ForEach(items[0], tuple(items[1:]), span=self._s(meta))
+
+    def _rep(kind):  # noqa: N805
+        @v_args(meta=True)
+        def f(self, meta, items):
+            return A.Repeat(kind, items[0], tuple(items[1:]), span=self._s(meta))
+
+        return f
+
+    repeat_times = _rep("times")
+    repeat_until = _rep("until")
+    repeat_while = _rep("while")
+    up_to_times = _rep("up_to")
+
+    @v_args(meta=True)
+    def choose_one(self, meta, items):
+        return A.ChooseOne(tuple(items), span=self._s(meta))
+
+    def option(self, items):
+        return tuple(items)
+
+    @v_args(meta=True)
+    def choose_card(self, meta, items):
+        return A.ChooseCard(items[0], tuple(items[1:]), span=self._s(meta))
+
+    def subj_you(self, _):
+        return "you"
+
+    def subj_any(self, _):
+        return "any"
+
+    def subj_opponent(self, _):
+        return "opponent"
+
+    def trigger_object(self, items):
+        it = items[0]
+        return it if isinstance(it, A.Query) else str(it)
+
+    @v_args(meta=True)
+    def trigger(self, meta, items):
+        subject, verb, *rest = items
+        obj = None
+        if rest and (isinstance(rest[0], A.Query | str)) and not isinstance(rest[0], A.Node | Token):
+            obj = rest.pop(0)
+        elif rest and isinstance(rest[0], A.Query):
+            obj = rest.pop(0)
+        return A.Trigger(subject, str(verb), obj, tuple(rest), span=self._s(meta))
+
+
+class _ElseMark:
+    pass
+
+
+def _diag_for(e: UnexpectedInput, text: str, locate: Locate, diags: Diagnostics, what: str) -> None:
+    pos = getattr(e, "pos_in_stream", None)
+    if pos is None:
+        pos = len(text)
+    span = locate(pos, pos + 1)
+    p = parser()
+    if isinstance(e, UnexpectedCharacters):
+        ch = text[pos] if pos < len(text) else ""
+        hint = None
+        if ch.isupper():
+            hint = "names are lowercase kebab-case, e.g. 'soil' or 'titanium-production'"
+        diags.error("E100", f"unexpected character {ch!r} in {what}", span, hint=hint)
+        return
+    if isinstance(e, UnexpectedToken):
+        tok = e.token
+        shown = "the end of the text" if tok.type == "$END" else repr(str(tok))
+        if tok.type == "$END":
+            span = locate(max(len(text.rstrip()) - 1, 0), len(text.rstrip()))
+        exp = _expected_words(set(e.expected), p)
+        tail = f"; expected {', '.join(exp[:8])}{' …' if len(exp) > 8 else ''}" if exp else ""
+        hint = None
+        if str(tok) == ":" and "':'" not in exp:
+            hint = "a ':' ends a cost, condition, loop or scope; group earlier steps with parentheses"
+        diags.error("E100", f"unexpected {shown} in {what}{tail}", span, hint=hint)
+        return
+    if isinstance(e, UnexpectedEOF):
+        diags.error("E100", f"{what} ends too early", span)
+        return
+    diags.error("E100", f"cannot parse {what}: {e}", span)  # pragma: no cover
+
+
+def _parse(text: str, start: str, locate: Locate, diags: Diagnostics, what: str):
+    try:
+        tree = parser().parse(text, start=start)
+    except UnexpectedInput as e:
+        _diag_for(e, text, locate, diags, what)
+        return None
+    return _ToAst(locate).transform(tree)
+
+
+def parse_program(text: str, locate: Locate, diags: Diagnostics) -> A.Program | None:
+    return _parse(text, "program", locate, diags, "effect")
+
+
+def parse_expression(text: str, locate: Locate, diags: Diagnostics):
+    return _parse(text, "expression", locate, diags, "expression")
+
+
+def parse_signature(text: str, locate: Locate, diags: Diagnostics) -> A.Signature | None:
+    return _parse(text, "signature", locate, diags, "macro signature")
+
+
+def plain_locate(file: str = "<text>") -> Locate:
+    """A locator for text that does not come from a YAML file (tests, the REPL)."""
+
+    def locate(start: int, end: int) -> Span:
+        return Span(file, 1, start + 1, 1, end + 1)
+
+    return locate

@@ -1,0 +1,303 @@
+"""The compiler in one place: load -> schema -> parse -> expand -> check -> emit.
+
+`compile_pack` is the public entry point. It always returns the diagnostics of the
+run; the compiled pack only when there were no errors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import ast as A
+from .bytecode import CardDef, Code, CompiledPack, ModifierDef, TriggerDef
+from .check import Checker, Context
+from .diagnostics import Diagnostics, Span, did_you_mean
+from .emit import Emitter, SpanTable, const_value
+from .expand import Expander, build_macros
+from .packs import PackSource, load_chain, resolve_pack_ref
+from .parse import parse_expression, parse_program
+from .vocab import Entry, Vocabulary, build_vocabulary
+from .yamlsrc import YamlDoc
+
+
+@dataclass
+class CompileResult:
+    pack: CompiledPack | None
+    diagnostics: Diagnostics
+    sources: list[PackSource] = field(default_factory=list)
+    cards_compiled: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.pack is not None and not self.diagnostics.has_errors
+
+
+def compile_pack(ref: str | Path, diags: Diagnostics | None = None) -> CompileResult:
+    """Compile a pack given by built-in id or folder path."""
+    diags = diags if diags is not None else Diagnostics()
+    folder = resolve_pack_ref(str(ref))
+    if folder is None:
+        from .packs import builtin_packs
+
+        diags.error("E024", f"no pack '{ref}': not a built-in pack id nor a folder with a pack.yaml",
+                    Span(str(ref), 0, 0), hint=did_you_mean(str(ref), builtin_packs()))
+        return CompileResult(None, diags)
+    chain = load_chain(folder, diags)
+    if chain is None:
+        return CompileResult(None, diags)
+    return _Compiler(chain, diags).run()
+
+
+def _text_locator(doc: YamlDoc, path: tuple):
+    return lambda s, e: doc.text_span(path, s, e)
+
+
+class _Compiler:
+    def __init__(self, chain: list[PackSource], diags: Diagnostics) -> None:
+        self.chain = chain
+        self.diags = diags
+        self.voc: Vocabulary = build_vocabulary([p.rules_doc for p in chain if p.rules_doc], diags)
+        self.macros = build_macros(self.voc, diags)
+        self.expander = Expander(self.macros, diags)
+        self.checker = Checker(self.voc, diags, set(self.macros))
+        self.spans = SpanTable()
+        self.emitter = Emitter(self.voc, self.spans)
+        self.cards_compiled = 0
+
+    # ------------------------------------------------------------ programs from YAML
+    def program(self, doc: YamlDoc, path: tuple, ctx: Context, name: str):
+        """Parse, expand and check a program; returns its AST body or None."""
+        text = doc._get(path)
+        prog = parse_program(str(text), _text_locator(doc, path), self.diags)
+        if prog is None:
+            return None
+        prog = self.expander.program(prog)
+        before = len(self.diags.errors)
+        self.checker.program(prog, ctx)
+        return prog.body if len(self.diags.errors) == before else None
+
+    def expression(self, doc: YamlDoc, path: tuple, ctx: Context, want: str = "bool"):
+        text = doc._get(path)
+        e = parse_expression(str(text), _text_locator(doc, path), self.diags)
+        if e is None:
+            return None
+        # Expressions may use macros only through their arguments; expand for symmetry.
+        e = self.expander._walk(e, ())
+        before = len(self.diags.errors)
+        self.checker.expect(e, want, ctx)
+        return e if len(self.diags.errors) == before else None
+
+    def code_for(self, entry: Entry | None, ctx: Context, name: str) -> Code | None:
+        if entry is None:
+            return None
+        body = self.program(entry.doc, entry.path, ctx, name)
+        return self.emitter.program(name, body) if body is not None else None
+
+    # ------------------------------------------------------------ the run
+    def run(self) -> CompileResult:
+        voc = self.voc
+        top = self.chain[-1]
+        flow = Context("flow")
+        setup = self.code_for(voc.setup, flow, "setup")
+        game = self.code_for(voc.game, flow, "game")
+        if voc.game is None:
+            self.diags.error("E113", "rules.yaml has no 'game' program: nothing would run",
+                             (top.rules_doc or top.pack_doc).span(()))
+        # Macro bodies are checked where they are used; check unused ones too so errors surface.
+        zone_on_empty = {}
+        for zname, entry in voc.zones.items():
+            if "on-empty" in entry.value:
+                sub = Entry(zname, entry.value["on-empty"], entry.doc, (*entry.path, "on-empty"))
+                code = self.code_for(sub, flow, f"zone {zname} on-empty")
+                if code:
+                    zone_on_empty[zname] = code
+        piece_when_full = {}
+        for pname, entry in voc.pieces.items():
+            if "when-full" in entry.value:
+                sub = Entry(pname, entry.value["when-full"], entry.doc, (*entry.path, "when-full"))
+                code = self.code_for(sub, Context("flow", has_it=True), f"piece {pname} when-full")
+                if code:
+                    piece_when_full[pname] = code
+        scoring = []
+        for sid, entry in voc.scoring.items():
+            sub = Entry(sid, entry.value["score"], entry.doc, (*entry.path, "score"))
+            code = self.code_for(sub, Context("scoring", scoring=True), f"scoring {sid}")
+            if code:
+                scoring.append({"id": sid, "name": entry.value.get("name", sid),
+                                "names": entry.value.get("names", {}), "code": code})
+        tiebreakers = []
+        for entry in voc.tiebreakers:
+            e = self.expression(entry.doc, entry.path, Context("flow"), want="int")
+            if e is not None:
+                tiebreakers.append(self.emitter.expression(entry.name, e))
+
+        cards = self.cards()
+        if self.diags.has_errors:
+            return CompileResult(None, self.diags, self.chain, self.cards_compiled)
+        pack = CompiledPack(
+            id=top.id, name=top.name, version=top.version, chain=[p.id for p in self.chain],
+            players=voc.players,
+            resources={n: dict(e.value or {}) for n, e in voc.resources.items()},
+            counters={n: dict(e.value or {}) for n, e in voc.counters.items()},
+            params={n: e.value for n, e in voc.params.items()},
+            zones={n: {k: v for k, v in e.value.items() if k != "on-empty"} for n, e in voc.zones.items()},
+            card_types={n: dict(e.value or {}) for n, e in voc.card_types.items()},
+            traits={n: list(e.value) for n, e in voc.traits.items()},
+            stats={n: (e.value or {}).get("default", 0) for n, e in voc.stats.items()},
+            pieces={n: {k: v for k, v in (e.value or {}).items() if k != "when-full"} for n, e in voc.pieces.items()},
+            flags=list(voc.flags),
+            timings={n: dict(e.value) for n, e in voc.timings.items()},
+            activation=dict(voc.activation.value) if voc.activation else {},
+            cards=cards, setup=setup, game=game, scoring=scoring, tiebreakers=tiebreakers,
+            zone_on_empty=zone_on_empty, piece_when_full=piece_when_full, spans=self.spans.spans,
+            names=voc.names,
+        )
+        return CompileResult(pack, self.diags, self.chain, self.cards_compiled)
+
+    # ------------------------------------------------------------ cards
+    def cards(self) -> list[CardDef]:
+        out: dict[str, CardDef] = {}
+        first_seen: dict[str, tuple[str, Span]] = {}
+        for src in self.chain:
+            for doc in src.card_docs:
+                defaults = (doc.value or {}).get("defaults") or {}
+                for i, raw in enumerate((doc.value or {}).get("cards") or []):
+                    path = ("cards", i)
+                    cid = raw["id"]
+                    if cid in first_seen and first_seen[cid][0] == src.id:
+                        self.diags.error("E022", f"duplicate card id '{cid}' in pack '{src.id}'",
+                                         doc.span((*path, "id")), notes=(("first defined here", first_seen[cid][1]),))
+                        continue
+                    first_seen[cid] = (src.id, doc.span((*path, "id")))
+                    card = self.card(doc, path, raw, defaults, src.id)
+                    if card is None:
+                        continue
+                    out[cid] = card
+                    back = raw.get("back")
+                    if back:
+                        bpath = (*path, "back")
+                        merged = {**{k: v for k, v in raw.items() if k not in ("back", "id", "name", "names",
+                                                                               "abilities", "requires")}, **back}
+                        bcard = self.card(doc, bpath, merged, defaults, src.id)
+                        if bcard is not None:
+                            if bcard.id in out or bcard.id in first_seen:
+                                self.diags.error("E022", f"duplicate card id '{bcard.id}'", doc.span((*bpath, "id")))
+                            card.back = bcard.id
+                            bcard.back = cid
+                            bcard.is_back = True
+                            first_seen[bcard.id] = (src.id, doc.span((*bpath, "id")))
+                            out[bcard.id] = bcard
+        return list(out.values())
+
+    def card(self, doc: YamlDoc, path: tuple, raw: dict, defaults: dict, pack_id: str) -> CardDef | None:
+        voc = self.voc
+        errors_before = len(self.diags.errors)
+        ctype = raw.get("type", defaults.get("type"))
+        if ctype is None:
+            self.diags.error("E010", f"card '{raw['id']}' has no type", doc.span(path),
+                             hint=f"card types: {', '.join(voc.card_types)}")
+        elif ctype not in voc.card_types:
+            self.diags.error("E101", f"unknown card type '{ctype}'", doc.span((*path, "type")),
+                             hint=did_you_mean(ctype, voc.card_types))
+        traits: dict[str, list[str]] = {}
+        for tname, tval in {**(defaults.get("traits") or {}), **(raw.get("traits") or {})}.items():
+            tpath = (*path, "traits", tname)
+            values = [tval] if isinstance(tval, str) else list(tval)
+            if tname not in voc.traits:
+                self.diags.error("E101", f"unknown card trait '{tname}'", doc.key_span(tpath),
+                                 hint=did_you_mean(tname, voc.traits))
+                continue
+            allowed = voc.traits[tname].value
+            for j, v in enumerate(values):
+                if v not in allowed:
+                    span = doc.span((*tpath, j)) if isinstance(tval, list) else doc.span(tpath)
+                    self.diags.error("E101", f"'{v}' is not a value of trait '{tname}'", span,
+                                     hint=did_you_mean(v, allowed) or f"values: {', '.join(allowed)}")
+            traits[tname] = values
+        stats = {}
+        for sname, sval in {**(defaults.get("stats") or {}), **(raw.get("stats") or {})}.items():
+            if sname not in voc.stats:
+                self.diags.error("E101", f"unknown stat '{sname}'", doc.key_span((*path, "stats", sname)),
+                                 hint=did_you_mean(sname, voc.stats) or f"stats: {', '.join(voc.stats)}")
+                continue
+            stats[sname] = sval
+        card = CardDef(id=raw["id"], name=raw["name"], type=ctype, span=self.spans.add(doc.span(path)),
+                       number=str(raw["number"]) if "number" in raw else None,
+                       original=bool(raw.get("original", defaults.get("original", False))),
+                       copies=int(raw.get("copies", defaults.get("copies", 1))),
+                       names=dict(raw.get("names") or {}), traits=traits, stats=stats, pack=pack_id)
+        for timing, _text in (raw.get("abilities") or {}).items():
+            apath = (*path, "abilities", timing)
+            tentry = voc.timings.get(timing)
+            if tentry is None:
+                self.diags.error("E101", f"unknown timing '{timing}'", doc.key_span(apath),
+                                 hint=did_you_mean(timing, voc.timings) or f"timings: {', '.join(voc.timings)}")
+                continue
+            allowed_types = tentry.value.get("types")
+            if allowed_types and ctype and ctype not in allowed_types:
+                self.diags.error("E103", f"a {ctype} card cannot have a '{timing}' ability",
+                                 doc.key_span(apath), hint=f"'{timing}' is for {', '.join(allowed_types)}")
+                continue
+            kind = tentry.value["kind"]
+            name = f"{raw['id']} {timing}"
+            if kind == "condition":
+                e = self.expression(doc, apath, Context("condition", ctype, has_this=True))
+                if e is not None:
+                    card.conditions[timing] = self.emitter.expression(name, e)
+                continue
+            ctx = Context("ability", ctype, has_this=True, scoring=kind in ("end", "scoring"),
+                          allow_live=kind == "ongoing")
+            body = self.program(doc, apath, ctx, name)
+            if body is None:
+                continue
+            if kind == "ongoing":
+                self.live(card, body, doc, apath)
+                continue
+            card.abilities[timing] = self.emitter.program(name, body)
+            cost = _leading_cost(body)
+            if cost is not None:
+                card.checks[timing] = self.emitter.cost_check(f"{name} cost", cost)
+        if "requires" in raw:
+            e = self.expression(doc, (*path, "requires"), Context("condition", ctype, has_this=True))
+            if e is not None:
+                card.conditions["requires"] = self.emitter.expression(f"{raw['id']} requires", e)
+        self.cards_compiled += 1
+        return card if len(self.diags.errors) == errors_before else None
+
+    def live(self, card: CardDef, body: tuple, doc: YamlDoc, path: tuple) -> None:
+        """Triggers and modifiers of an ongoing ability."""
+        for s in body:
+            if isinstance(s, A.Group) and s.macro is None:
+                self.live(card, s.body, doc, path)
+            elif isinstance(s, A.Trigger):
+                name = s.object if isinstance(s.object, str) else None
+                filters = [self.emitter.filter(f) for f in s.object.filters] if isinstance(s.object, A.Query) else None
+                verb = _base_verb(s.verb)
+                code = self.emitter.program(f"{card.id} when {s.subject} {s.verb}", s.body)
+                card.triggers.append(TriggerDef(s.subject, verb, name, filters, code))
+            elif isinstance(s, A.Modify):
+                card.modifiers.append(ModifierDef(s.stat, self.emitter.query(s.query), const_value(s.by, self.voc)))
+            else:
+                self.diags.error("E111", "an ongoing ability holds only triggers ('when ...') and modifiers "
+                                 "('modify ...')", s.span)
+
+
+def _leading_cost(body: tuple):
+    """The cost of an ability that is 'cost: reward' as a whole, for the can-it-be-paid check."""
+    if len(body) == 1 and isinstance(body[0], A.Costed):
+        return body[0].cost
+    if len(body) == 1 and isinstance(body[0], A.Group):
+        return _leading_cost(body[0].body)
+    return None
+
+
+def _base_verb(verb: str) -> str:
+    """'plays' and 'play' name the same event."""
+    if verb.endswith("ies"):
+        return verb[:-3] + "y"
+    if verb.endswith("es") and verb[:-2].endswith(("sh", "ch", "x", "ss")):
+        return verb[:-2]
+    if verb.endswith("s") and not verb.endswith("ss"):
+        return verb[:-1]
+    return verb

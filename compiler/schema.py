@@ -1,0 +1,97 @@
+"""JSON Schema validation of loaded YAML, with errors at the right line and column.
+
+The schemas in `schemas/` are the single source of truth: validation uses them,
+`cardsmith schema` prints them, and editors read them through the modeline.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+import jsonschema
+from jsonschema import Draft202012Validator
+
+from .diagnostics import Diagnostics, did_you_mean
+from .yamlsrc import YamlDoc
+
+SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
+SCHEMA_NAMES = ("pack", "rules", "cards")
+
+
+@cache
+def schema(name: str) -> dict:
+    return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text(encoding="utf-8"))
+
+
+@cache
+def validator(name: str) -> Draft202012Validator:
+    return Draft202012Validator(schema(name))
+
+
+def _type_word(v) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", int: "a number", float: "a number",
+            bool: "true/false", type(None): "nothing"}.get(type(v), type(v).__name__)
+
+
+def validate(doc: YamlDoc, name: str, diags: Diagnostics) -> bool:
+    """Validate `doc` against schema `name`; one diagnostic per problem found."""
+    ok = True
+    errors = sorted(validator(name).iter_errors(doc.value), key=lambda e: list(map(str, e.absolute_path)))
+    for err in errors:
+        ok = False
+        _report(doc, err, diags)
+    return ok
+
+
+def _deepest(err: jsonschema.ValidationError) -> jsonschema.ValidationError:
+    # For oneOf/anyOf, the most specific sub-error explains more than "is not valid under any".
+    if err.context:
+        best = jsonschema.exceptions.best_match(err.context)
+        if best is not None:
+            return best
+    return err
+
+
+def _report(doc: YamlDoc, err: jsonschema.ValidationError, diags: Diagnostics) -> None:
+    path = tuple(err.absolute_path)
+    where = ".".join(str(p) for p in path) or "the document"
+    v = err.validator
+    if v == "additionalProperties":
+        allowed = list(err.schema.get("properties", {}))
+        extras = [k for k in err.instance if k not in allowed] if isinstance(err.instance, dict) else []
+        for key in extras:
+            diags.error("E011", f"unknown field '{key}' in {where}", doc.key_span((*path, key)),
+                        hint=did_you_mean(key, allowed) or f"allowed fields: {', '.join(allowed)}")
+        return
+    if v == "required":
+        missing = [k for k in err.validator_value if isinstance(err.instance, dict) and k not in err.instance]
+        for key in missing:
+            diags.error("E010", f"missing required field '{key}' in {where}", doc.span(path))
+        return
+    if v == "propertyNames":
+        bad = err.instance
+        diags.error("E013", f"name {bad!r} in {where} must be lowercase kebab-case", doc.key_span(path),
+                    hint="use letters, digits and single hyphens, e.g. 'titanium-production'")
+        return
+    if v == "type":
+        expected = err.validator_value
+        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        diags.error("E012", f"{where} should be {expected}, not {_type_word(err.instance)}", doc.span(path))
+        return
+    if v in ("oneOf", "anyOf"):
+        inner = _deepest(err)
+        if inner is not err:
+            _report(doc, inner, diags)
+            return
+    if v == "enum":
+        diags.error("E013", f"{where} must be one of {', '.join(map(str, err.validator_value))}, "
+                    f"not {err.instance!r}", doc.span(path),
+                    hint=did_you_mean(str(err.instance), map(str, err.validator_value)))
+        return
+    if v == "pattern":
+        diags.error("E013", f"{where} {err.instance!r} has the wrong form", doc.span(path),
+                    hint="ids are lowercase kebab-case, e.g. 'giant-sequoia'; versions look like 1.2.0")
+        return
+    diags.error("E013", f"{where}: {err.message}", doc.span(path))

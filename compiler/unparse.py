@@ -1,0 +1,152 @@
+"""AST back to effect-language text: labels for choices, disassembly and round-trip tests."""
+
+from __future__ import annotations
+
+from . import ast as A
+
+
+def text(node) -> str:
+    f = _T.get(type(node))
+    if f is None:
+        if isinstance(node, tuple):
+            return ", ".join(text(n) for n in node)
+        return str(node)
+    return f(node)
+
+
+def _amount(a: A.Amount) -> str:
+    if a.kind == "all":
+        return "all"
+    v = text(a.value)
+    return f"up to {v}" if a.kind == "up_to" else v
+
+
+def _per(p: A.Per | None) -> str:
+    if p is None:
+        return ""
+    return f" per {p.divisor} {text(p.of)}" if p.divisor != 1 else f" per {text(p.of)}"
+
+
+def _query(q: A.Query) -> str:
+    s = "card"
+    if q.zones:
+        s += " in " + " or ".join(text(z) for z in q.zones)
+    if q.filters:
+        s += " with " + " and ".join(text(f) for f in q.filters)
+    return s
+
+
+def _zone(z: A.ZoneRef) -> str:
+    return z.name + (f" of {text(z.player)}" if z.player else "")
+
+
+_PREF = {"you": "you", "active": "active player", "left": "left neighbour", "right": "right neighbour",
+         "first": "first player"}
+
+
+def _players(p: A.Players) -> str:
+    start = f" from {text(p.start)}" if p.start else ""
+    return {"each": f"each player{start}", "each_other": f"each opponent{start}",
+            "turns": f"each player in turn order{start}", "chosen": "a player"}.get(p.kind, text(p.ref))
+
+
+def _body(b) -> str:
+    return ", ".join(text(s) for s in b)
+
+
+def _bin(e: A.BinOp) -> str:
+    return f"{_paren(e.left)} {e.op} {_paren(e.right)}"
+
+
+def _paren(e) -> str:
+    return f"({text(e)})" if isinstance(e, A.BinOp) and e.op in ("and", "or") else text(e)
+
+
+def _source(s: A.Source) -> str:
+    end = f"{s.end} of " if s.end else ""
+    filt = (" with " + " and ".join(text(f) for f in s.filters)) if s.filters else ""
+    return f"{end}{text(s.zone)}{filt}"
+
+
+def _dest(d: A.Dest) -> str:
+    return (f"{d.end} of " if d.end else "") + text(d.zone)
+
+
+def _target(t) -> str:
+    if isinstance(t, A.EachOf):
+        return "each " + _query(t.query)
+    if isinstance(t, A.AnyOf):
+        return _query(t.query)
+    return text(t)
+
+
+def _call_arg(a: A.CallArg) -> str:
+    if a.kind == "expr":
+        return f"({text(a.value)})"
+    return {"it": "it", "this": "this"}.get(a.kind, str(a.value))
+
+
+_T = {
+    A.Program: lambda n: _body(n.body),
+    A.PlayerRef: lambda n: _PREF[n.kind],
+    A.It: lambda n: "it",
+    A.This: lambda n: "this",
+    A.Param: lambda n: f"${n.name}",
+    A.ZoneRef: _zone,
+    A.Query: _query,
+    A.TraitIs: lambda n: f"{n.trait} {' or '.join(n.values)}",
+    A.Has: lambda n: n.name,
+    A.HasNo: lambda n: f"no {n.name}",
+    A.StatCmp: lambda n: f"{n.stat} {n.op} {text(n.value)}",
+    A.FilterNot: lambda n: f"not {text(n.inner)}",
+    A.NotThis: lambda n: "other than this",
+    A.Num: lambda n: str(n.value),
+    A.Bool: lambda n: "true" if n.value else "false",
+    A.VarX: lambda n: "X",
+    A.Name: lambda n: n.name,
+    A.Attr: lambda n: f"{n.name} of {text(n.ref)}",
+    A.Pieces: lambda n: f"{n.piece} on {text(n.ref)}",
+    A.Count: lambda n: f"count({_query(n.query)})",
+    A.SumOf: lambda n: f"sum({n.name} of {_query(n.query)})",
+    A.Func: lambda n: f"{n.name}({', '.join(text(a) for a in n.args)})",
+    A.CardIs: lambda n: f"{text(n.ref)} is {text(n.filter)}",
+    A.BinOp: _bin,
+    A.Not: lambda n: f"not {_paren(n.operand)}",
+    A.Neg: lambda n: f"-{text(n.operand)}",
+    A.Amount: _amount,
+    A.Gain: lambda n: f"gain {_amount(n.amount)} {n.resource}{_per(n.per)}",
+    A.Lose: lambda n: f"lose {_amount(n.amount)} {n.resource}{_per(n.per)}",
+    A.Pay: lambda n: "pay " + " and ".join(f"{_amount(a)} {r}" for a, r in n.items),
+    A.SetCounter: lambda n: f"set {n.name} to {text(n.value)}",
+    A.Score: lambda n: f"score {_amount(n.amount)}{_per(n.per)}",
+    A.May: lambda n: f"may {text(n.body)}",
+    A.Group: lambda n: f"({_body(n.body)})",
+    A.Nothing: lambda n: "nothing",
+    A.Call: lambda n: " ".join([n.name, *(_call_arg(a) for a in n.args)]),
+    A.Emit: lambda n: f"emit {n.event}",
+    A.EndGame: lambda n: "end game",
+    A.Shuffle: lambda n: f"shuffle {text(n.zone)}",
+    A.Modify: lambda n: f"modify {n.stat} of {_query(n.query)} by {text(n.by)}",
+    A.ActivateTiming: lambda n: f"activate {n.timing} abilities",
+    A.ActivateCopy: lambda n: f"activate {n.timing} ability of {_target(n.target)}",
+    A.Mark: lambda n: f"{'mark' if n.on else 'unmark'} {_target(n.target)} {n.flag}",
+    A.Reveal: lambda n: f"reveal {_amount(n.amount)} from {_source(n.source)}",
+    A.ChooseX: lambda n: f"choose X from {text(n.low)} to {text(n.high)}",
+    A.Move: lambda n: f"move {_amount(n.amount)} card from {_source(n.source)} to {_dest(n.dest)}"
+    + (f" face {n.face}" if n.face else ""),
+    A.MoveCard: lambda n: f"move {text(n.card)} to {_dest(n.dest)}" + (f" face {n.face}" if n.face else ""),
+    A.Place: lambda n: f"place {_amount(n.amount)} {n.piece}{' of yours' if n.owned else ''} on {_target(n.target)}",
+    A.Remove: lambda n: f"remove {_amount(n.amount)} {n.piece} from {_target(n.target)}",
+    A.Costed: lambda n: f"{text(n.cost)}: {_body(n.body)}",
+    A.If: lambda n: f"if {text(n.cond)}: {_body(n.then)}" + (f" else: {_body(n.otherwise)}" if n.otherwise else ""),
+    A.Scoped: lambda n: f"{_players(n.players)}: {_body(n.body)}",
+    A.ForEach: lambda n: f"for each {_query(n.query)}: {_body(n.body)}",
+    A.Repeat: lambda n: {"times": f"repeat {text(n.value)} times", "until": f"repeat until {text(n.value)}",
+                         "while": f"repeat while {text(n.value)}", "up_to": f"up to {text(n.value)} times"}[n.kind]
+    + f": {_body(n.body)}",
+    A.ChooseOne: lambda n: "choose one: " + " | ".join(_body(o) for o in n.options),
+    A.ChooseCard: lambda n: f"choose a {_query(n.query)}: {_body(n.body)}",
+    A.Trigger: lambda n: f"when {n.subject} {n.verb} "
+    + (_query(n.object) if isinstance(n.object, A.Query) else (n.object or "")) + f": {_body(n.body)}",
+    A.Players: _players,
+}

@@ -1,0 +1,170 @@
+"""The vocabulary a pack's rules.yaml declares, merged along the `extends` chain.
+
+The grammar knows no game word; this is where resources, zones, traits, timings and
+the rest come from. Later packs add entries and may replace earlier ones by name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .diagnostics import Diagnostics, Span
+from .yamlsrc import YamlDoc
+
+# Names the compiler gives meaning to; a pack cannot declare them.
+RESERVED = {"x", "it", "this", "you", "requires"}
+
+
+@dataclass
+class Entry:
+    name: str
+    value: Any
+    doc: YamlDoc
+    path: tuple
+
+    @property
+    def span(self) -> Span:
+        return self.doc.span(self.path)
+
+    @property
+    def key_span(self) -> Span:
+        return self.doc.key_span(self.path)
+
+
+_SECTIONS = ("resources", "counters", "params", "zones", "card-types", "traits", "stats", "pieces",
+             "timings", "macros")
+
+
+@dataclass
+class Vocabulary:
+    sections: dict[str, dict[str, Entry]] = field(default_factory=lambda: {s: {} for s in _SECTIONS})
+    flags: dict[str, Entry] = field(default_factory=dict)
+    players: tuple[int, int] = (1, 8)
+    players_entry: Entry | None = None
+    activation: Entry | None = None
+    setup: Entry | None = None
+    game: Entry | None = None
+    scoring: dict[str, Entry] = field(default_factory=dict)
+    tiebreakers: list[Entry] = field(default_factory=list)
+    names: dict[str, Any] = field(default_factory=dict)
+    trait_values: dict[str, list[str]] = field(default_factory=dict)  # value -> traits that have it
+
+    # convenient views
+    @property
+    def resources(self) -> dict[str, Entry]:
+        return self.sections["resources"]
+
+    @property
+    def counters(self) -> dict[str, Entry]:
+        return self.sections["counters"]
+
+    @property
+    def params(self) -> dict[str, Entry]:
+        return self.sections["params"]
+
+    @property
+    def zones(self) -> dict[str, Entry]:
+        return self.sections["zones"]
+
+    @property
+    def card_types(self) -> dict[str, Entry]:
+        return self.sections["card-types"]
+
+    @property
+    def traits(self) -> dict[str, Entry]:
+        return self.sections["traits"]
+
+    @property
+    def stats(self) -> dict[str, Entry]:
+        return self.sections["stats"]
+
+    @property
+    def pieces(self) -> dict[str, Entry]:
+        return self.sections["pieces"]
+
+    @property
+    def timings(self) -> dict[str, Entry]:
+        return self.sections["timings"]
+
+    @property
+    def macros(self) -> dict[str, Entry]:
+        return self.sections["macros"]
+
+    def zone(self, name: str) -> dict:
+        return self.zones[name].value
+
+    def all_names(self) -> set[str]:
+        out: set[str] = set()
+        for sec in self.sections.values():
+            out |= set(sec)
+        return out | set(self.flags)
+
+
+def build_vocabulary(docs: list[YamlDoc], diags: Diagnostics) -> Vocabulary:
+    """Merge rules documents, base first. Each later entry replaces an earlier one of the same name."""
+    voc = Vocabulary()
+    for doc in docs:
+        v = doc.value or {}
+        for sec in _SECTIONS:
+            for name, val in (v.get(sec) or {}).items():
+                if name in RESERVED:
+                    diags.error("E107", f"'{name}' is a reserved word and cannot be declared in {sec}",
+                                doc.key_span((sec, name)))
+                    continue
+                voc.sections[sec][name] = Entry(name, val, doc, (sec, name))
+        for i, flag in enumerate(v.get("flags") or []):
+            voc.flags[flag] = Entry(flag, True, doc, ("flags", i))
+        if "players" in v:
+            voc.players = (v["players"]["min"], v["players"]["max"])
+            voc.players_entry = Entry("players", v["players"], doc, ("players",))
+        for key in ("activation", "setup", "game"):
+            if key in v:
+                setattr(voc, key, Entry(key, v[key], doc, (key,)))
+        for i, step in enumerate(v.get("scoring") or []):
+            voc.scoring[step["id"]] = Entry(step["id"], step, doc, ("scoring", i))
+        if "tiebreakers" in v:
+            voc.tiebreakers = [Entry(f"tiebreaker-{i}", t, doc, ("tiebreakers", i))
+                               for i, t in enumerate(v["tiebreakers"])]
+        if "names" in v:
+            voc.names.update(v["names"])
+    _check_collisions(voc, diags)
+    for tname, entry in voc.traits.items():
+        for value in entry.value:
+            voc.trait_values.setdefault(value, []).append(tname)
+    return voc
+
+
+def _check_collisions(voc: Vocabulary, diags: Diagnostics) -> None:
+    # A bare name in an expression must mean one thing: a counter, a global counter or a param.
+    seen: dict[str, tuple[str, Entry]] = {}
+    for sec in ("resources", "counters", "params"):
+        for name, entry in voc.sections[sec].items():
+            if name in seen:
+                other_sec, other = seen[name]
+                diags.error("E108", f"'{name}' is declared both in {other_sec} and in {sec}", entry.key_span,
+                            notes=((f"the {other_sec} entry", other.key_span),))
+            seen[name] = (sec, entry)
+    for tname, entry in voc.timings.items():
+        for i, m in enumerate(entry.value.get("matches", [])):
+            if m not in voc.timings:
+                diags.error("E101", f"timing '{tname}' matches unknown timing '{m}'",
+                            entry.doc.span((*entry.path, "matches", i)))
+        for i, t in enumerate(entry.value.get("types", [])):
+            if t not in voc.card_types:
+                diags.error("E101", f"timing '{tname}' names unknown card type '{t}'",
+                            entry.doc.span((*entry.path, "types", i)))
+    for zname, entry in voc.zones.items():
+        z = entry.value
+        if z["kind"] == "grid" and not ("width" in z and "height" in z):
+            diags.error("E109", f"grid zone '{zname}' needs a width and a height", entry.span)
+    for ctype, entry in voc.card_types.items():
+        start = entry.value.get("start")
+        if start and start not in voc.zones:
+            diags.error("E101", f"card type '{ctype}' starts in unknown zone '{start}'",
+                        entry.doc.span((*entry.path, "start")))
+    for pname, entry in voc.pieces.items():
+        cap = entry.value.get("capacity")
+        if cap and cap not in voc.stats:
+            diags.error("E101", f"piece '{pname}' has its capacity in unknown stat '{cap}'",
+                        entry.doc.span((*entry.path, "capacity")))

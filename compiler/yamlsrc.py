@@ -1,0 +1,253 @@
+"""Read YAML keeping file, line and column for every node.
+
+PyYAML composes a node tree (with the C parser where available); we turn it into
+plain Python values and a side table of spans keyed by the value's path, so later
+stages (schema, DSL parser, checker) can point back at the exact place in the file.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .diagnostics import Diagnostics, Span
+
+try:  # the C parser is several times faster; fall back silently where libyaml is missing
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on the platform's PyYAML build
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+MAX_FILE_BYTES = 2_000_000  # a card file larger than this is almost certainly not hand-written
+MAX_NODES = 200_000  # bounds alias expansion ("billion laughs") and giant documents
+MAX_DEPTH = 64
+
+Path_ = tuple[str | int, ...]
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_scalar_constructor = yaml.constructor.SafeConstructor()
+
+
+@dataclass
+class YamlDoc:
+    """A loaded YAML document: plain values plus where each came from."""
+
+    file: str
+    text: str
+    value: Any
+    spans: dict[Path_, Span] = field(default_factory=dict)  # path -> span of the value
+    key_spans: dict[Path_, Span] = field(default_factory=dict)  # path -> span of its mapping key
+    _raw: dict[Path_, tuple[int, int]] = field(default_factory=dict)  # path -> source char range
+    _line_starts: list[int] = field(default_factory=list)
+
+    def span(self, path: Path_) -> Span:
+        """The span of the value at `path`, or of the nearest enclosing value."""
+        p = tuple(path)
+        while p:
+            if p in self.spans:
+                return self.spans[p]
+            p = p[:-1]
+        return self.spans.get((), Span(self.file, 1, 1))
+
+    def key_span(self, path: Path_) -> Span:
+        return self.key_spans.get(tuple(path)) or self.span(path)
+
+    def _pos(self, index: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self._line_starts, index) - 1
+        return line + 1, index - self._line_starts[line] + 1
+
+    def text_span(self, path: Path_, start: int, end: int | None = None) -> Span:
+        """Span of characters [start, end) of the string value at `path`.
+
+        The string may be a block scalar, folded or quoted: we align the value's
+        characters with the raw source slice, so columns are exact in the common
+        cases (plain, quoted without escapes, literal and folded blocks).
+        """
+        p = tuple(path)
+        rng = self._raw.get(p)
+        value = self._get(p)
+        if rng is None or not isinstance(value, str):
+            return self.span(p)
+        src_start, src_end = rng
+        raw = self.text[src_start:src_end]
+        s = _align(value, raw, start)
+        line, col = self._pos(src_start + s)
+        if end is None or end <= start:
+            return Span(self.file, line, col)
+        e = _align(value, raw, max(start, end - 1)) + 1
+        eline, ecol = self._pos(src_start + e)
+        return Span(self.file, line, col, eline, ecol)
+
+    def _get(self, path: Path_) -> Any:
+        v = self.value
+        for k in path:
+            try:
+                v = v[k]
+            except (KeyError, IndexError, TypeError):
+                return None
+        return v
+
+
+def _align(value: str, raw: str, offset: int) -> int:
+    """Index in `raw` of the character at `offset` in `value` (whitespace-insensitive walk)."""
+    vi = ri = 0
+    offset = min(offset, max(len(value) - 1, 0))
+    last = 0
+    while vi <= offset and ri < len(raw):
+        vc = value[vi] if vi < len(value) else ""
+        rc = raw[ri]
+        if vc == rc:
+            last = ri
+            if vi == offset:
+                return ri
+            vi += 1
+            ri += 1
+        elif vc.isspace():
+            vi += 1
+        elif rc.isspace() or rc in "\"'|>-+" and vi == 0:
+            ri += 1
+        else:
+            ri += 1
+    return last
+
+
+class _Builder:
+    def __init__(self, doc: YamlDoc, diags: Diagnostics) -> None:
+        self.doc = doc
+        self.diags = diags
+        self.count = 0
+        self.failed = False
+
+    def span_of(self, node: yaml.Node) -> Span:
+        m, e = node.start_mark, node.end_mark
+        return Span(self.doc.file, m.line + 1, m.column + 1, e.line + 1, e.column + 1)
+
+    def _index(self, mark: yaml.Mark) -> int:
+        starts = self.doc._line_starts
+        if mark.line >= len(starts):
+            return len(self.doc.text)
+        return starts[mark.line] + mark.column
+
+    def build(self, node: yaml.Node, path: Path_, depth: int) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            if not self.failed:
+                self.diags.error("E005", f"document too large or too many alias expansions (over {MAX_NODES} "
+                                 "nodes)", self.span_of(node), hint="card files do not need YAML aliases")
+                self.failed = True
+            raise _Abort
+        if depth > MAX_DEPTH:
+            self.diags.error("E005", f"nesting deeper than {MAX_DEPTH} levels", self.span_of(node))
+            self.failed = True
+            raise _Abort
+        self.doc.spans[path] = self.span_of(node)
+        if isinstance(node, yaml.ScalarNode):
+            self.doc._raw[path] = (self._index(node.start_mark), self._index(node.end_mark))
+            try:
+                return _scalar_constructor.construct_object(node, deep=True)
+            except (ValueError, yaml.YAMLError, OverflowError) as e:
+                self.diags.error("E001", f"bad scalar value: {str(e).splitlines()[0]}", self.span_of(node))
+                return node.value
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(child, (*path, i), depth + 1) for i, child in enumerate(node.value)]
+        if isinstance(node, yaml.MappingNode):
+            out: dict[str, Any] = {}
+            for knode, vnode in node.value:
+                if knode.tag == "tag:yaml.org,2002:merge":
+                    self.diags.error("E004", "merge keys ('<<') are not supported", self.span_of(knode),
+                                     hint="write the fields out; cardsmith packs use `extends` for reuse")
+                    continue
+                if not isinstance(knode, yaml.ScalarNode) or knode.tag != _STR_TAG:
+                    shown = knode.value if isinstance(knode, yaml.ScalarNode) else "a collection"
+                    self.diags.error("E004", f"mapping keys must be strings, not {shown!r}",
+                                     self.span_of(knode), hint="quote the key")
+                    continue
+                key = knode.value
+                if key in out:
+                    first = self.doc.key_spans.get((*path, key))
+                    self.diags.error("E003", f"duplicate key '{key}'", self.span_of(knode),
+                                     notes=(("first defined here", first),) if first else ())
+                    continue
+                self.doc.key_spans[(*path, key)] = self.span_of(knode)
+                out[key] = self.build(vnode, (*path, key), depth + 1)
+            return out
+        raise AssertionError(f"unexpected node {node!r}")  # pragma: no cover
+
+
+class _Abort(Exception):
+    pass
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            starts.append(i + 1)
+    return starts
+
+
+def decode_source(data: bytes, file: str, diags: Diagnostics) -> str | None:
+    """UTF-8 (with optional BOM) or a diagnostic at the first bad byte."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        diags.error("E002", f"file is not valid UTF-8 (byte 0x{data[e.start]:02x})", Span(file, line, col),
+                    hint="save the file as UTF-8")
+        return None
+
+
+def load_yaml_text(text: str, file: str, diags: Diagnostics) -> YamlDoc | None:
+    doc = YamlDoc(file=file, text=text, value=None, _line_starts=_line_starts(text))
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        span = Span(file, mark.line + 1, mark.column + 1) if mark else Span(file, 1, 1)
+        problem = e.problem or e.context or "invalid YAML"
+        ctx = f" ({e.context})" if e.context and e.problem else ""
+        diags.error("E001", f"YAML syntax error: {problem}{ctx}", span)
+        return None
+    except yaml.YAMLError as e:
+        diags.error("E001", f"YAML error: {e}", Span(file, 1, 1))
+        return None
+    except RecursionError:
+        diags.error("E005", "nesting too deep to read", Span(file, 1, 1))
+        return None
+    if node is None:
+        doc.value = None
+        doc.spans[()] = Span(file, 1, 1)
+        return doc
+    builder = _Builder(doc, diags)
+    try:
+        doc.value = builder.build(node, (), 0)
+    except _Abort:
+        return None
+    except RecursionError:
+        diags.error("E005", "nesting too deep to read", Span(file, 1, 1))
+        return None
+    return doc
+
+
+def load_yaml_file(path: Path | str, diags: Diagnostics, display: str | None = None) -> YamlDoc | None:
+    """Load one YAML file; on any problem record diagnostics and return None."""
+    path = Path(path)
+    file = display or str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            diags.error("E005", f"file is {size:,} bytes; the limit for a pack file is {MAX_FILE_BYTES:,}",
+                        Span(file, 1, 1), hint="split the cards over several files")
+            return None
+        data = path.read_bytes()
+    except OSError as e:
+        diags.error("E006", f"cannot read file: {e.strerror or e}", Span(file, 0, 0))
+        return None
+    text = decode_source(data, file, diags)
+    if text is None:
+        return None
+    return load_yaml_text(text, file, diags)

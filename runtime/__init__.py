@@ -1,0 +1,1 @@
+"""The runtime: a generic VM, game state, agents and simulation."""
