@@ -148,6 +148,7 @@ class Pieces(Node):
 
     piece: str
     ref: It | This | Param
+    owned: bool = False  # only the current player's pieces ("leaf of yours on it")
     span: Span = _span()
 
 
@@ -335,6 +336,14 @@ class Mark(Node):
 
 
 @dataclass(frozen=True)
+class Flip(Node):
+    """Turn a double-sided card to its other side."""
+
+    target: Target
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class Reveal(Node):
     amount: Amount
     source: Source
@@ -481,7 +490,7 @@ class Trigger(Node):
 
 Stmt = (
     Gain | Lose | Pay | SetCounter | Score | May | Group | Nothing | Call | Emit | EndGame | Shuffle
-    | Modify | ActivateTiming | ActivateCopy | Mark | Reveal | ChooseX | Move | MoveCard | Place
+    | Modify | ActivateTiming | ActivateCopy | Mark | Flip | Reveal | ChooseX | Move | MoveCard | Place
     | Remove | Costed | If | Scoped | ForEach | Repeat | ChooseOne | ChooseCard | Trigger
 )
 

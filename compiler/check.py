@@ -144,6 +144,9 @@ class Checker:
         if s.flag not in self.voc.flags:
             self.unknown(ctx, "flag", s.flag, self.voc.flags, s.span)
 
+    def s_Flip(self, s: A.Flip, ctx: Context) -> None:
+        self.target(s.target, ctx)
+
     def s_Reveal(self, s: A.Reveal, ctx: Context) -> None:
         self.amount(s.amount, ctx)
         self.source(s.source, ctx)
@@ -278,6 +281,11 @@ class Checker:
 
     def filter(self, f, ctx: Context) -> None:
         voc = self.voc
+        if isinstance(f, A.TraitIs) and f.trait == "type":
+            for v in f.values:
+                if v not in voc.card_types:
+                    self.unknown(ctx, "card type", v, voc.card_types, f.span)
+            return
         if isinstance(f, A.TraitIs):
             if f.trait not in voc.traits:
                 if f.trait in voc.stats or f.trait in voc.pieces:
@@ -302,10 +310,6 @@ class Checker:
             if f.stat not in voc.stats and f.stat not in voc.pieces:
                 self.unknown(ctx, "stat", f.stat, list(voc.stats) + list(voc.pieces), f.span)
             self.expect(f.value, "int", ctx)
-            from .emit import is_const
-
-            if not is_const(f.value, voc):
-                self.err(ctx, "E102", "a card filter compares with a fixed number or a param", f.value.span)
         elif isinstance(f, A.FilterNot):
             self.filter(f.inner, ctx)
         elif isinstance(f, A.NotThis):
@@ -357,7 +361,8 @@ class Checker:
             return "int"
         if e.name in voc.params:
             if isinstance(voc.params[e.name].value, list):
-                return "int"  # a list param is only meaningful in nth(); checked there
+                self.err(ctx, "E102", f"'{e.name}' is a list: pick one number with nth({e.name}, ...)", e.span)
+                return None
             return "int"
         if e.name.startswith("$"):
             self.err(ctx, "E104", f"macro parameter '{e.name}' was not given a value", e.span)

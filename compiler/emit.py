@@ -142,6 +142,9 @@ class Emitter:
     def s_Mark(self, s: A.Mark) -> None:
         self.for_target(s.target, lambda: (self.op("IT"), self.op("MARK", s.flag, s.on)))
 
+    def s_Flip(self, s: A.Flip) -> None:
+        self.for_target(s.target, lambda: (self.op("IT"), self.op("FLIP")))
+
     def s_Reveal(self, s: A.Reveal) -> None:
         self.amount(s.amount, None)
         self.op("REVEAL", self.source(s.source))
@@ -435,6 +438,8 @@ class Emitter:
     def filter(self, f) -> list:
         voc = self.voc
         if isinstance(f, A.TraitIs):
+            if f.trait == "type":
+                return ["type", list(f.values)]
             return ["trait", f.trait, list(f.values)]
         if isinstance(f, A.Has | A.HasNo):
             n = f.name
@@ -448,7 +453,13 @@ class Emitter:
                 inner = ["trait", voc.trait_values[n][0], [n]]
             return ["not", inner] if isinstance(f, A.HasNo) else inner
         if isinstance(f, A.StatCmp):
-            return ["stat", f.stat, f.op, _const(f.value, voc)]
+            if is_const(f.value, voc) and not isinstance(f.value, A.Name):
+                return ["stat", f.stat, f.op, _const(f.value, voc)]
+            # Compared with something that changes (a counter, a param): evaluated once per query.
+            saved = (self.code, self.span)
+            value = self.expression(f"filter {f.stat} {f.op}", f.value).to_json()
+            self.code, self.span = saved
+            return ["stat", f.stat, f.op, value]
         if isinstance(f, A.FilterNot):
             return ["not", self.filter(f.inner)]
         if isinstance(f, A.NotThis):
@@ -482,8 +493,7 @@ class Emitter:
         elif e.name in voc.counters:
             self.op("GLOBAL", e.name)
         else:
-            v = voc.params[e.name].value
-            self.op("PUSH", v if isinstance(v, int) else len(v))
+            self.op("PARAM", e.name)
 
     def e_Attr(self, e: A.Attr) -> None:
         voc = self.voc
@@ -501,7 +511,7 @@ class Emitter:
 
     def e_Pieces(self, e: A.Pieces) -> None:
         self.expr(e.ref)
-        self.op("PIECES", e.piece)
+        self.op("PIECES", f"{e.piece}@" if e.owned else e.piece)
 
     def e_Count(self, e: A.Count) -> None:
         self.op("COUNT", self.query(e.query))
@@ -521,7 +531,7 @@ class Emitter:
             self.op("ABS")
         elif n == "nth":
             self.expr(e.args[1])
-            self.op("NTH", list(self.voc.params[e.args[0].name].value))
+            self.op("NTH", e.args[0].name)
         elif n == "sets":
             slots = [self.filter(a if isinstance(a, A.TraitIs) else A.Has(a.name)) for a in e.args[1:]]
             self.op("SETS", self.query(e.args[0]), slots)
@@ -557,8 +567,6 @@ def _const(e, voc: Vocabulary) -> int:
         return e.value
     if isinstance(e, A.Neg):
         return -_const(e.operand, voc)
-    if isinstance(e, A.Name) and e.name in voc.params and isinstance(voc.params[e.name].value, int):
-        return voc.params[e.name].value
     raise ValueError("not a constant")
 
 

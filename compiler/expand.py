@@ -77,7 +77,7 @@ def _as_expr(arg: A.CallArg) -> A.Node:
         return A.It(span=arg.span)
     if arg.kind == "this":
         return A.This(span=arg.span)
-    return arg.value  # an expression
+    return arg.value  # an expression (or the value of "up to N" outside an amount)
 
 
 def _substitute(node, binding: dict[str, A.CallArg]):
@@ -91,6 +91,11 @@ def _substitute(node, binding: dict[str, A.CallArg]):
         return node
     if isinstance(node, A.Name) and node.name.startswith("$") and node.name[1:] in binding:
         return _as_expr(binding[node.name[1:]])
+    if (isinstance(node, A.Amount) and isinstance(node.value, A.Name) and node.value.name.startswith("$")
+            and binding.get(node.value.name[1:]) is not None and binding[node.value.name[1:]].kind == "upto"):
+        # "up to N" passed as a macro argument keeps its meaning in the body's amount.
+        arg = binding[node.value.name[1:]]
+        return A.Amount("up_to", arg.value, span=arg.span)
     if isinstance(node, A.CallArg):
         if node.kind == "word" and str(node.value).startswith("$") and str(node.value)[1:] in binding:
             return binding[str(node.value)[1:]]

@@ -32,6 +32,8 @@ OPS: tuple[Op, ...] = (
     Op("POP", (), "v --", "Drop the top of the stack."),
     Op("COUNTER", ("name",), "-- n", "The current player's counter (a resource).", "if soil > 3 -> COUNTER soil"),
     Op("GLOBAL", ("name",), "-- n", "A shared counter.", "if oxygen >= 5 -> GLOBAL oxygen"),
+    Op("PARAM", ("name",), "-- v", "A rule parameter from rules.yaml (a game may override it at setup).",
+       "gain completion-bonus completion-vp -> PARAM completion-bonus"),
     Op("PLAYER", ("who",), "-- p", "A player: you, active, left, right or first.", "soil of left neighbour"),
     Op("PLAYER_COUNTER", ("name",), "p -- n", "A counter of the player on the stack.", "soil of active player"),
     Op("IT", (), "-- c", "The card 'it' refers to (loop variable, chosen or moved card, trigger card)."),
@@ -54,7 +56,7 @@ OPS: tuple[Op, ...] = (
     Op("MATCH", ("filter",), "c -- b", "Whether a card matches a filter.", "it is kind tree"),
     Op("CONDITION", ("timing",), "c -- b", "Evaluate a card's condition (a goal or a requirement) for the "
        "current player.", "goal of it"),
-    Op("NTH", ("values",), "i -- v", "The i-th number (from 0) of a list param; the last one past the end.",
+    Op("NTH", ("param",), "i -- v", "The i-th number (from 0) of a list param; the last one past the end.",
        "nth(fauna-ladder, leaf on it)"),
     Op("SETS", ("query", "slots"), "-- n", "The greatest number of disjoint sets, each with one card per slot "
        "filter, each card used at most once.", "sets(card in tableau, kind tree, kind herb)"),
@@ -109,6 +111,7 @@ OPS: tuple[Op, ...] = (
        "remove 1 animal from this"),
     Op("CAN_REMOVE", ("piece", "target"), "n -- b", "Whether n pieces can be removed (cost check)."),
     Op("MARK", ("flag", "on"), "c --", "Set or clear a flag on a card; emits the flag's name.", "mark it tilted"),
+    Op("FLIP", (), "c --", "Turn a double-sided card to its other side.", "flip it"),
     Op("CAN_MARK", ("flag", "on"), "c -- b", "Whether the flag is not already in that state (cost check)."),
     Op("SCORE", (), "n --", "Add to the current player's score in the scoring step being counted.",
        "score 2 per card in tableau"),

@@ -91,8 +91,10 @@ def _load_one(folder: Path, diags: Diagnostics) -> PackSource | None:
     rules_path = folder / "rules.yaml"
     if rules_path.is_file():
         doc = load_yaml_file(rules_path, diags, display_path(rules_path))
-        if doc is not None and validate(doc, "rules", diags):
-            src.rules_doc = doc
+        if doc is None or not validate(doc, "rules", diags):
+            # Cards cannot be checked against rules we could not read: stop here, without a cascade.
+            return None
+        src.rules_doc = doc
     for path in card_files(folder):
         doc = load_yaml_file(path, diags, display_path(path))
         if doc is not None and validate(doc, "cards", diags):

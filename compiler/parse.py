@@ -195,6 +195,10 @@ class _ToAst(Transformer):
         return A.Pieces(str(items[0]), items[1], span=self._s(meta))
 
     @v_args(meta=True)
+    def own_pieces(self, meta, items):
+        return A.Pieces(str(items[0]), items[1], True, span=self._s(meta))
+
+    @v_args(meta=True)
     def count(self, meta, items):
         return A.Count(items[0], span=self._s(meta))
 
@@ -323,6 +327,10 @@ class _ToAst(Transformer):
         return A.CallArg("expr", a, span=getattr(a, "span", Span("<dsl>", 0, 0)))
 
     @v_args(meta=True)
+    def upto_arg(self, meta, items):
+        return A.CallArg("upto", items[0], span=self._s(meta))
+
+    @v_args(meta=True)
     def word(self, meta, items):
         return A.CallArg("word", str(items[0]), span=self._s(meta))
 
@@ -357,6 +365,10 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def unmark(self, meta, items):
         return A.Mark(items[0], str(items[1]), False, span=self._s(meta))
+
+    @v_args(meta=True)
+    def flip(self, meta, items):
+        return A.Flip(items[0], span=self._s(meta))
 
     @v_args(meta=True)
     def reveal(self, meta, items):

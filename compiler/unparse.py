@@ -105,7 +105,7 @@ _T = {
     A.VarX: lambda n: "X",
     A.Name: lambda n: n.name,
     A.Attr: lambda n: f"{n.name} of {text(n.ref)}",
-    A.Pieces: lambda n: f"{n.piece} on {text(n.ref)}",
+    A.Pieces: lambda n: f"{n.piece}{' of yours' if n.owned else ''} on {text(n.ref)}",
     A.Count: lambda n: f"count({_query(n.query)})",
     A.SumOf: lambda n: f"sum({n.name} of {_query(n.query)})",
     A.Func: lambda n: f"{n.name}({', '.join(text(a) for a in n.args)})",
@@ -130,6 +130,7 @@ _T = {
     A.ActivateTiming: lambda n: f"activate {n.timing} abilities",
     A.ActivateCopy: lambda n: f"activate {n.timing} ability of {_target(n.target)}",
     A.Mark: lambda n: f"{'mark' if n.on else 'unmark'} {_target(n.target)} {n.flag}",
+    A.Flip: lambda n: f"flip {_target(n.target)}",
     A.Reveal: lambda n: f"reveal {_amount(n.amount)} from {_source(n.source)}",
     A.ChooseX: lambda n: f"choose X from {text(n.low)} to {text(n.high)}",
     A.Move: lambda n: f"move {_amount(n.amount)} card from {_source(n.source)} to {_dest(n.dest)}"
