@@ -1,0 +1,197 @@
+"""A game: a compiled pack, a state, a VM and one agent per seat, run to the end.
+
+    game = Game(pack, players=3, seed=7)
+    result = game.play()
+
+`advance` runs until the next decision; `decide` answers it; `clone` copies the whole game
+(state, frames, pending decision) for search agents. The event log is JSON lines from which
+`replay` re-runs the game exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from cardsmith.compiler.bytecode import CompiledPack
+
+from .agents import Agent, RandomAgent
+from .state import GameState, new_state
+from .vm import VM, Decision, Frame, linker_for
+
+LOG_VERSION = 1
+DEFAULT_MAX_DECISIONS = 50_000
+
+
+@dataclass
+class GameResult:
+    seed: int
+    players: int
+    totals: list[int]
+    steps: list[dict[str, int]]
+    winners: list[int]
+    tiebreaks: list[list[int]]
+    capped: bool
+    turns: int
+    decisions: int
+    log_hash: str = ""
+    agents: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"seed": self.seed, "players": self.players, "totals": self.totals, "steps": self.steps,
+                "winners": self.winners, "tiebreaks": self.tiebreaks, "capped": self.capped,
+                "turns": self.turns, "decisions": self.decisions, "log_hash": self.log_hash,
+                "agents": self.agents}
+
+
+class Game:
+    def __init__(self, pack: CompiledPack, players: int, seed: int = 0, agents: list[Agent] | None = None,
+                 params: dict[str, Any] | None = None, log: bool = True,
+                 max_decisions: int = DEFAULT_MAX_DECISIONS, state: GameState | None = None) -> None:
+        lo, hi = pack.players
+        if not lo <= players <= hi:
+            raise ValueError(f"{pack.name} is for {lo} to {hi} players, not {players}")
+        unknown = [k for k in (params or {}) if k not in pack.params]
+        if unknown:
+            raise ValueError(f"unknown rule parameter(s) {', '.join(unknown)}; "
+                             f"parameters: {', '.join(pack.params) or 'none'}")
+        self.pack = pack
+        self.n = players
+        self.seed = seed
+        self.params = dict(params or {})
+        self.agents = agents or [RandomAgent(seed * 7919 + i) for i in range(players)]
+        self.state = state or new_state(pack, players, seed, params)
+        self.events: list | None = [] if log else None
+        self.decisions: list[tuple[int, str, int, int]] = []
+        self.vm = VM(pack, self.state, linker_for(pack), self.events)
+        self.phase = "new"
+        self.pending: Decision | None = None
+        self.capped = False
+        self.max_decisions = max_decisions
+        self.tiebreaks: list[list[int]] = []
+
+    # ------------------------------------------------------------ running
+    def _next_phase(self) -> bool:
+        """Push the next phase's frames; False when the game is over."""
+        vm = self.vm
+        if self.phase == "new":
+            if self.pack.game:
+                vm.push(self.pack.game, self.state.first)
+            if self.pack.setup:
+                vm.push(self.pack.setup, self.state.first)
+            self.phase = "play"
+            return True
+        if self.phase == "play":
+            self.phase = "scoring"
+            self.state.over = True
+            for step in reversed(self.pack.scoring):
+                for seat in reversed(range(self.n)):
+                    vm.push(step["code"], seat, step=step["id"])
+            return True
+        if self.phase == "scoring":
+            self.tiebreaks = [[self.vm.eval_sync(self.vm.linker.link(code), seat) or 0
+                               for code in self.pack.tiebreakers] for seat in range(self.n)]
+            self.phase = "done"
+        return False
+
+    def advance(self, limit_decisions: int | None = None) -> Decision | None:
+        """Run until a decision is pending (returned) or the game is over (None).
+
+        With `limit_decisions=0` it stops at the first decision instead of asking agents."""
+        while True:
+            if self.pending is not None:
+                return self.pending
+            if not self.vm.frames and not self._next_phase():
+                return None
+            d = self.vm.run()
+            if d is not None:
+                if len(self.decisions) >= self.max_decisions and self.phase == "play":
+                    self.capped = True
+                    self.vm.frames.clear()
+                    self.vm.pending = None
+                    continue
+                self.pending = d
+                return d
+
+    def decide(self, choice: int) -> None:
+        d = self.pending
+        if d is None:
+            raise RuntimeError("no decision is pending")
+        if not 0 <= choice < len(d.options):
+            raise ValueError(f"choice {choice} is not one of the {len(d.options)} options")
+        self.decisions.append((d.seat, d.kind, len(d.options), choice))
+        if self.events is not None:
+            self.events.append(("decide", d.seat, d.kind, len(d.options), choice))
+        self.pending = None
+        self.vm.resume(choice)
+
+    def play(self) -> GameResult:
+        while True:
+            d = self.advance()
+            if d is None:
+                return self.result()
+            self.decide(self.agents[d.seat].choose(self, d))
+
+    # ------------------------------------------------------------ results
+    def totals(self) -> list[int]:
+        return [sum(s.values()) for s in self.state.scores]
+
+    def result(self) -> GameResult:
+        totals = self.totals()
+        keyed = [(totals[s], *self.tiebreaks[s]) if self.tiebreaks else (totals[s],) for s in range(self.n)]
+        best = max(keyed)
+        winners = [s for s in range(self.n) if keyed[s] == best]
+        steps = [{st["id"]: self.state.scores[s].get(st["id"], 0) for st in self.pack.scoring}
+                 for s in range(self.n)]
+        return GameResult(self.seed, self.n, totals, steps, winners, self.tiebreaks, self.capped,
+                          self.state.turn, len(self.decisions), self.log_hash(),
+                          [getattr(a, "name", type(a).__name__) for a in self.agents])
+
+    def estimate(self, seat: int) -> int:
+        """The seat's score if the game were scored now (for agents); changes nothing."""
+        trial = self.state.clone()
+        vm = VM(self.pack, trial, self.vm.linker, None)
+        for step in self.pack.scoring:
+            vm.eval_sync(vm.linker.link(step["code"]), seat, step=step["id"])
+        return sum(trial.scores[seat].values())
+
+    # ------------------------------------------------------------ copies and logs
+    def clone(self, silent: bool = False) -> Game:
+        g = Game.__new__(Game)
+        g.pack, g.n, g.seed, g.params = self.pack, self.n, self.seed, self.params
+        g.agents = self.agents
+        g.state = self.state.clone()
+        g.events = None if silent or self.events is None else list(self.events)
+        g.decisions = list(self.decisions)
+        g.vm = VM(self.pack, g.state, self.vm.linker, g.events)
+        g.vm.frames = [f.clone() for f in self.vm.frames]
+        g.vm.answer = self.vm.answer
+        g.vm.pending = self.vm.pending
+        g.vm.steps = self.vm.steps
+        g.phase, g.pending, g.capped = self.phase, self.pending, self.capped
+        g.max_decisions, g.tiebreaks = self.max_decisions, list(self.tiebreaks)
+        return g
+
+    def header(self) -> dict:
+        return {"cardsmith-log": LOG_VERSION, "pack": self.pack.id, "version": self.pack.version,
+                "players": self.n, "seed": self.seed, "params": self.params,
+                "agents": [getattr(a, "name", type(a).__name__) for a in self.agents]}
+
+    def log_lines(self) -> list[str]:
+        lines = [json.dumps(self.header(), sort_keys=True)]
+        for e in self.events or []:
+            lines.append(json.dumps(list(e), separators=(",", ":")))
+        return lines
+
+    def log_hash(self) -> str:
+        h = hashlib.sha256()
+        for line in self.log_lines() if self.events is not None else [json.dumps(self.decisions)]:
+            h.update(line.encode())
+            h.update(b"\n")
+        return h.hexdigest()[:16]
+
+
+def frames_of(game: Game) -> list[Frame]:
+    return game.vm.frames

@@ -1,0 +1,104 @@
+"""Game state: players' counters, shared counters, zones of cards, pieces and flags on cards.
+
+Plain lists and dicts only, so a state can be cloned quickly (search agents) and written
+to JSON (saves). Nothing here knows a game: zone names, counters and pieces come from
+the compiled pack.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from cardsmith.compiler.bytecode import CompiledPack
+
+SHARED = -1
+
+
+@dataclass(slots=True)
+class Card:
+    """One physical card in the game."""
+
+    id: int
+    defn: int  # index into pack.cards (changes when a double-sided card flips)
+    zone: str
+    seat: int  # owner of the zone the card is in; SHARED for shared zones
+    pos: int = -1  # cell index in a grid zone
+    pieces: dict[str, int] = field(default_factory=dict)
+    flags: set[str] = field(default_factory=set)
+    face_down: bool = False
+
+    def clone(self) -> Card:
+        return Card(self.id, self.defn, self.zone, self.seat, self.pos, dict(self.pieces), set(self.flags),
+                    self.face_down)
+
+
+class GameState:
+    """Everything that changes during a game."""
+
+    __slots__ = ("n", "counters", "globals", "params", "zones", "cards", "active", "first", "rng",
+                 "scores", "activated", "live_triggers", "live_modifiers", "over", "turn")
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.counters: list[dict[str, int]] = [{} for _ in range(n)]
+        self.globals: dict[str, int] = {}
+        self.params: dict[str, object] = {}
+        self.zones: dict[tuple[str, int], list[int | None]] = {}
+        self.cards: list[Card] = []
+        self.active = 0
+        self.first = 0
+        self.rng = random.Random(0)
+        self.scores: list[dict[str, int]] = [{} for _ in range(n)]
+        self.activated: list[set[int]] = [set() for _ in range(n)]
+        self.live_triggers: list[int] = []  # cards in play with triggers, in the order they arrived
+        self.live_modifiers: list[int] = []
+        self.over = False
+        self.turn = 0
+
+    def clone(self) -> GameState:
+        s = GameState.__new__(GameState)
+        s.n = self.n
+        s.counters = [dict(c) for c in self.counters]
+        s.globals = dict(self.globals)
+        s.params = self.params  # read-only during a game
+        s.zones = {k: list(v) for k, v in self.zones.items()}
+        s.cards = [c.clone() for c in self.cards]
+        s.active = self.active
+        s.first = self.first
+        s.rng = random.Random()
+        s.rng.setstate(self.rng.getstate())
+        s.scores = [dict(x) for x in self.scores]
+        s.activated = [set(a) for a in self.activated]
+        s.live_triggers = list(self.live_triggers)
+        s.live_modifiers = list(self.live_modifiers)
+        s.over = self.over
+        s.turn = self.turn
+        return s
+
+
+def new_state(pack: CompiledPack, n: int, seed: int, params: dict | None = None) -> GameState:
+    """A fresh state: counters at their start values, every card in the start zone of its type."""
+    s = GameState(n)
+    s.rng = random.Random(seed)
+    s.params = {**pack.params, **(params or {})}
+    for seat in range(n):
+        s.counters[seat] = {name: decl.get("start", 0) for name, decl in pack.resources.items()}
+    s.globals = {name: decl.get("start", 0) for name, decl in pack.counters.items()}
+    for zname, z in pack.zones.items():
+        seats = [SHARED] if z.get("owner", "player") == "shared" else list(range(n))
+        for seat in seats:
+            size = z["width"] * z["height"] if z["kind"] == "grid" else 0
+            s.zones[(zname, seat)] = [None] * size
+    index = {c.id: i for i, c in enumerate(pack.cards)}
+    for defn in pack.cards:
+        if defn.is_back or defn.type is None:
+            continue
+        start = pack.card_types.get(defn.type, {}).get("start")
+        if start is None:
+            continue
+        for _ in range(defn.copies):
+            cid = len(s.cards)
+            s.cards.append(Card(cid, index[defn.id], start, SHARED))
+            s.zones[(start, SHARED)].append(cid)
+    return s

@@ -1,0 +1,1294 @@
+"""The generic VM: runs bytecode against a GameState. It knows no game by name.
+
+Every program (the game flow, card abilities, triggers, scoring steps) runs as a frame
+on one explicit frame stack, so the whole run can stop at any decision and resume
+later: a decision opcode computes its options, hands the VM a Decision and is run
+again, with the answer, when `resume` is called. Decision opcodes change nothing
+before their answer arrives, so re-running them is safe.
+
+A step budget (between two decisions) and a trigger-depth limit stop runaway programs
+with a RuntimeFault that names the program and its source line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from cardsmith.compiler.bytecode import CardDef, Code, CompiledPack
+from cardsmith.compiler.diagnostics import Span
+
+from .state import SHARED, Card, GameState
+
+STEP_BUDGET = 2_000_000  # instructions between two decisions
+MAX_TRIGGER_DEPTH = 40
+MAX_FRAMES = 400
+
+CHANGED = object()  # the frame stack changed: fetch the top frame again
+SUSPEND = object()  # a decision is pending
+
+
+class RuntimeFault(Exception):
+    """A program misbehaved at run time (runaway loop, trigger storm). Carries a source span."""
+
+    def __init__(self, message: str, span: Span, program: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.program = program
+
+    def __str__(self) -> str:
+        return f"{self.span}: error[R001]: {self.message} (in {self.program})"
+
+
+@dataclass
+class Decision:
+    """A choice for an agent: pick the index of one option."""
+
+    seat: int
+    kind: str  # option | may | card | cell | player | number
+    prompt: str
+    options: list[Any]
+    labels: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.options)
+
+
+class Linked:
+    """A Code with its opcodes resolved to handler functions and operands prepared."""
+
+    __slots__ = ("code", "ops", "name")
+
+    def __init__(self, code: Code, ops: list[tuple]) -> None:
+        self.code = code
+        self.ops = ops
+        self.name = code.name
+
+
+class Frame:
+    __slots__ = ("lc", "ops", "pc", "stack", "you", "it", "this", "x", "step", "depth", "refill")
+
+    def __init__(self, lc: Linked, you: int, it: int | None = None, this: int | None = None,
+                 step: str | None = None, depth: int = 0) -> None:
+        self.lc = lc
+        self.ops = lc.ops
+        self.pc = 0
+        self.stack: list[Any] = []
+        self.you = you
+        self.it = it
+        self.this = this
+        self.x = 0
+        self.step = step
+        self.depth = depth
+        self.refill = -1
+
+    def clone(self) -> Frame:
+        f = Frame.__new__(Frame)
+        f.lc, f.ops, f.pc = self.lc, self.ops, self.pc
+        f.stack = [list(v) if isinstance(v, list) else v for v in self.stack]
+        f.you, f.it, f.this, f.x, f.step, f.depth, f.refill = (
+            self.you, self.it, self.this, self.x, self.step, self.depth, self.refill)
+        return f
+
+
+# ------------------------------------------------------------------------ helpers
+
+
+def _owner(vm: VM, mode: str, f: Frame) -> int:
+    if mode == "you":
+        return f.you
+    if mode == "shared":
+        return SHARED
+    n = vm.state.n
+    if mode == "active":
+        return vm.state.active
+    if mode == "left":
+        return (f.you + 1) % n
+    if mode == "right":
+        return (f.you - 1) % n
+    if mode == "first":
+        return vm.state.first
+    raise ValueError(mode)
+
+
+_CMP: dict[str, Callable[[int, int], bool]] = {
+    "=": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+}
+
+
+def _div(a: int, b: int) -> int:
+    return a // b if b else 0
+
+
+_BIN: dict[str, Callable[[Any, Any], Any]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": _div,
+    "min": min, "max": max, "and": lambda a, b: bool(a and b), "or": lambda a, b: bool(a or b), **_CMP,
+}
+
+
+class Query:
+    """A prepared query: zones to look in, and a predicate over cards."""
+
+    __slots__ = ("zones", "pred", "on_stack")
+
+    def __init__(self, zones: list[tuple[str, str]], pred, on_stack: bool = False) -> None:
+        self.zones = zones
+        self.pred = pred
+        self.on_stack = on_stack
+
+
+class Linker:
+    """Prepares a pack's codes for the VM once; shared by every game of that pack."""
+
+    def __init__(self, pack: CompiledPack) -> None:
+        self.pack = pack
+        self.cache: dict[int, Linked] = {}
+        self.def_index = {c.id: i for i, c in enumerate(pack.cards)}
+        self.traits: list[dict[str, frozenset[str]]] = [
+            {t: frozenset(v) for t, v in c.traits.items()} for c in pack.cards]
+        self.stats: list[dict[str, int]] = [{**pack.stats, **c.stats} for c in pack.cards]
+        self.back: list[int | None] = [self.def_index.get(c.back) if c.back else None for c in pack.cards]
+        # the timings an activation of T runs: T itself, then those that match it (multicolour)
+        self.run_timings: dict[str, list[str]] = {
+            t: [t] + [u for u, d in pack.timings.items() if t in d.get("matches", [])] for t in pack.timings}
+        self.abilities: list[dict[str, Linked]] = [
+            {t: self.link(code) for t, code in c.abilities.items()} for c in pack.cards]
+        self.checks: list[dict[str, Linked]] = [
+            {t: self.link(code) for t, code in c.checks.items()} for c in pack.cards]
+        self.conditions: list[dict[str, Linked]] = [
+            {t: self.link(code) for t, code in c.conditions.items()} for c in pack.cards]
+        self.triggers: list[list[tuple]] = [
+            [(t.subject, t.verb, t.name, self.pred(t.filters) if t.filters is not None else None, self.link(t.code))
+             for t in c.triggers] for c in pack.cards]
+        self.modifiers: list[list[tuple]] = [
+            [(m.stat, self.pred(m.query["filters"]), m.amount) for m in c.modifiers] for c in pack.cards]
+        self.on_empty = {z: self.link(c) for z, c in pack.zone_on_empty.items()}
+        self.when_full = {p: self.link(c) for p, c in pack.piece_when_full.items()}
+        self.in_play = {z for z, d in pack.zones.items() if d.get("in-play")}
+
+    def link(self, code: Code) -> Linked:
+        key = id(code)
+        lc = self.cache.get(key)
+        if lc is None:
+            ops = [self._prepare(ins) for ins in code.ops]
+            ops.append((op_RETURN,))
+            lc = self.cache[key] = Linked(code, ops)
+        return lc
+
+    def _prepare(self, ins: list) -> tuple:
+        name, *args = ins
+        handler = HANDLERS[name]
+        if name in ("COUNT", "FOR_CARDS", "CHOOSE_CARD", "NEIGHBOURS", "PATH", "PICK_HOLDER", "LINES"):
+            args[0] = self.query(args[0])
+        elif name == "SUM":
+            args[1] = self.query(args[1])
+        elif name == "SETS":
+            args[0] = self.query(args[0])
+            args[1] = [self.pred([f]) for f in args[1]]
+        elif name in ("TAKE", "CAN_TAKE", "REVEAL"):
+            src = args[0]
+            args[0] = (src["zone"][0], src["zone"][1], src["end"], self.pred(src["filters"]) if src["filters"] else None)
+        elif name in ("PUT", "CAN_PUT"):
+            d = args[0]
+            args[0] = (d["zone"][0], d["zone"][1], d["end"])
+        elif name == "MATCH":
+            args[0] = self.pred([args[0]])
+        elif name == "CAN_REMOVE":
+            t = args[1]
+            args[1] = t if ("it" in t or "this" in t) else self.query(t)
+        return (handler, *args)
+
+    def query(self, q: dict) -> Query:
+        if q.get("card_on_stack"):
+            return Query([], None, on_stack=True)
+        return Query([(z, o) for z, o in q["zones"]], self.pred(q["filters"]) if q["filters"] else None)
+
+    def pred(self, filters: list):
+        """A predicate (vm, frame, card) -> bool for a filter list (all must hold)."""
+        tests = [self._filter(f) for f in filters]
+        if not tests:
+            return lambda vm, f, c: True
+        if len(tests) == 1:
+            return tests[0]
+        return lambda vm, f, c: all(t(vm, f, c) for t in tests)
+
+    def _filter(self, flt: list):
+        kind = flt[0]
+        traits = self.traits
+        if kind == "trait":
+            tname, values = flt[1], frozenset(flt[2])
+            return lambda vm, f, c: not values.isdisjoint(traits[c.defn].get(tname, ()))
+        if kind == "type":
+            types = frozenset(flt[1])
+            cards = self.pack.cards
+            return lambda vm, f, c: cards[c.defn].type in types
+        if kind == "flag":
+            flag = flt[1]
+            return lambda vm, f, c: flag in c.flags
+        if kind == "piece":
+            piece = flt[1]
+            return lambda vm, f, c: c.pieces.get(piece, 0) > 0
+        if kind == "not":
+            inner = self._filter(flt[1])
+            return lambda vm, f, c: not inner(vm, f, c)
+        if kind == "not-this":
+            return lambda vm, f, c: c.id != f.this
+        if kind == "stat":
+            stat, op, value = flt[1], _CMP[flt[2]], flt[3]
+            if isinstance(value, dict):
+                code = self.link(Code.from_json(value))
+                return lambda vm, f, c: op(vm.stat(c, stat, f.you), vm.eval_sync(code, f.you, f.it, f.this))
+            return lambda vm, f, c: op(vm.stat(c, stat, f.you), value)
+        raise ValueError(f"unknown filter {flt!r}")
+
+
+# ------------------------------------------------------------------------ the VM
+
+
+class VM:
+    def __init__(self, pack: CompiledPack, state: GameState, linker: Linker | None = None,
+                 log: list | None = None) -> None:
+        self.pack = pack
+        self.state = state
+        self.linker = linker or linker_for(pack)
+        self.frames: list[Frame] = []
+        self.pending: Decision | None = None
+        self.answer: int | None = None
+        self.log = log
+        self.sync = 0  # >0 while evaluating a check or condition: decisions take their default
+        self.steps = 0
+        self.budget = STEP_BUDGET
+        self.total_steps = 0
+
+    # --- frames and running
+    def push(self, code: Code | Linked, you: int, it: int | None = None, this: int | None = None,
+             step: str | None = None, depth: int = 0) -> None:
+        lc = code if isinstance(code, Linked) else self.linker.link(code)
+        if len(self.frames) >= MAX_FRAMES:
+            raise self.fault("too many nested programs (a macro or trigger that calls itself?)")
+        self.frames.append(Frame(lc, you, it, this, step, depth))
+
+    def run(self) -> Decision | None:
+        """Run until a decision is needed (returned) or no frame is left (None)."""
+        frames = self.frames
+        left = self.budget - self.steps
+        n = 0
+        r = None
+        try:
+            while frames:
+                f = frames[-1]
+                ops = f.ops
+                while True:
+                    ins = ops[f.pc]
+                    f.pc += 1
+                    n += 1
+                    r = ins[0](self, f, ins)
+                    if r is not None:
+                        break
+                    if n > left:
+                        raise self.fault(f"the step budget of {self.budget:,} instructions ran out without a "
+                                         "decision (a loop that never ends?)")
+                if r is SUSPEND:
+                    self.steps = 0
+                    return self.pending
+        finally:
+            self.total_steps += n
+        self.steps += n
+        return None
+
+    def resume(self, answer: int) -> None:
+        self.pending = None
+        self.answer = answer
+
+    def fault(self, message: str) -> RuntimeFault:
+        f = self.frames[-1] if self.frames else None
+        if f is None:
+            return RuntimeFault(message, Span("<runtime>", 0, 0), "<none>")
+        pc = max(f.pc - 1, 0)
+        spans = f.lc.code.spans
+        span = self.pack.span(spans[pc]) if pc < len(spans) else (self.pack.span(spans[-1]) if spans else
+                                                                   Span("<runtime>", 0, 0))
+        return RuntimeFault(message, span, f.lc.name)
+
+    def decide(self, f: Frame, kind: str, prompt: str, options: list, labels=None, default: int = 0) -> int | None:
+        """The answer to a decision, or None after suspending for the agent."""
+        if self.answer is not None:
+            a = self.answer
+            self.answer = None
+            if not 0 <= a < len(options):
+                raise self.fault(f"answer {a} is not one of the {len(options)} options of '{prompt}'")
+            return a
+        if len(options) == 1:
+            return 0
+        if self.sync:
+            return default
+        f.pc -= 1  # run this instruction again, with the answer
+        self.pending = Decision(f.you if kind != "player-turn" else f.you, kind, prompt, options,
+                                labels if labels is not None else [str(o) for o in options])
+        return None
+
+    def eval_sync(self, lc: Linked, you: int, it: int | None = None, this: int | None = None,
+                  step: str | None = None) -> Any:
+        """Evaluate a small program to a value on the spot (conditions, cost checks)."""
+        saved_frames, saved_answer = self.frames, self.answer
+        self.frames = [Frame(lc, you, it, this, step)]
+        self.answer = None
+        self.sync += 1
+        result = None
+        try:
+            frame = self.frames[0]
+            while self.frames:
+                top = self.frames[-1]
+                r = None
+                while r is None:
+                    ins = top.ops[top.pc]
+                    top.pc += 1
+                    r = ins[0](self, top, ins)
+                if r is _RETURNED and top is frame:
+                    result = frame.stack[-1] if frame.stack else None
+        finally:
+            self.sync -= 1
+            self.frames, self.answer = saved_frames, saved_answer
+        return result
+
+    # --- card facts
+    def defn(self, card: Card) -> CardDef:
+        return self.pack.cards[card.defn]
+
+    def stat(self, card: Card, name: str, seat: int) -> int:
+        value = self.linker.stats[card.defn].get(name, 0)
+        if self.state.live_modifiers:
+            mods = self.linker.modifiers
+            cards = self.state.cards
+            for mid in self.state.live_modifiers:
+                m = cards[mid]
+                if m.seat != seat:
+                    continue
+                for stat, pred, amount in mods[m.defn]:
+                    if stat == name and pred(self, _NO_FRAME, card):
+                        value += amount
+        return value
+
+    def label(self, cid: int) -> str:
+        c = self.state.cards[cid]
+        d = self.pack.cards[c.defn]
+        where = f" at row {c.pos // self.pack.zones[c.zone]['width'] + 1}, column " \
+                f"{c.pos % self.pack.zones[c.zone]['width'] + 1}" if c.pos >= 0 else ""
+        return f"{d.name} ({d.id}){where}"
+
+    # --- zones
+    def zone_cards(self, zname: str, seat: int) -> list[int]:
+        return [c for c in self.state.zones[(zname, seat)] if c is not None]
+
+    def query(self, q: Query, f: Frame) -> list[int]:
+        out = []
+        cards = self.state.cards
+        zones = self.state.zones
+        pred = q.pred
+        for zname, mode in q.zones:
+            for cid in zones[(zname, _owner(self, mode, f))]:
+                if cid is not None and (pred is None or pred(self, f, cards[cid])):
+                    out.append(cid)
+        return out
+
+    def move(self, cid: int, zname: str, seat: int, end: str | None = None, pos: int = -1,
+             face: str | None = None) -> None:
+        st = self.state
+        card = st.cards[cid]
+        old = st.zones[(card.zone, card.seat)]
+        if card.pos >= 0:
+            old[card.pos] = None
+        else:
+            old.remove(cid)
+        was_live = card.zone in self.linker.in_play
+        new = st.zones[(zname, seat)]
+        if pos >= 0:
+            new[pos] = cid
+        elif end == "bottom":
+            new.insert(0, cid)
+        else:
+            new.append(cid)
+        if self.log is not None:
+            self.log.append(("move", st.cards[cid].defn, card.zone, card.seat, zname, seat))
+        card.zone, card.seat, card.pos = zname, seat, pos
+        if face is not None:
+            card.face_down = face == "down"
+        is_live = zname in self.linker.in_play
+        if was_live != is_live:
+            self._relive(card, is_live)
+
+    def _relive(self, card: Card, live: bool) -> None:
+        st = self.state
+        for lst, table in ((st.live_triggers, self.linker.triggers), (st.live_modifiers, self.linker.modifiers)):
+            if table[card.defn]:
+                if live and card.id not in lst:
+                    lst.append(card.id)
+                elif not live and card.id in lst:
+                    lst.remove(card.id)
+
+    # --- events
+    def fire(self, f: Frame, verb: str, seat: int, card: int | None, name: str | None) -> Any:
+        """Start every live trigger that matches; they run before the emitting program goes on."""
+        st = self.state
+        started = []
+        for tid in list(st.live_triggers):
+            tcard = st.cards[tid]
+            for subject, tverb, tname, pred, lc in self.linker.triggers[tcard.defn]:
+                if tverb != verb:
+                    continue
+                if subject == "you" and seat != tcard.seat or subject == "opponent" and seat == tcard.seat:
+                    continue
+                if tname is not None and tname != name:
+                    continue
+                if pred is not None and (card is None or not pred(self, f, st.cards[card])):
+                    continue
+                started.append((lc, tcard.seat, card, tid))
+        if not started:
+            return None
+        if f.depth + 1 > MAX_TRIGGER_DEPTH:
+            names = ", ".join(sorted({self.pack.cards[st.cards[t].defn].id for _, _, _, t in started}))
+            raise self.fault(f"triggers set each other off more than {MAX_TRIGGER_DEPTH} times deep "
+                             f"(cards: {names})")
+        for lc, owner, card_id, tid in reversed(started):
+            self.push(lc, owner, card_id, tid, f.step, f.depth + 1)
+        if self.log is not None:
+            self.log.append(("trigger", verb, [self.pack.cards[st.cards[t].defn].id for _, _, _, t in started]))
+        return CHANGED
+
+
+class _NoFrame:
+    you = -1
+    it = None
+    this = None
+
+
+_NO_FRAME = _NoFrame()
+_RETURNED = object()
+
+_LINKERS: dict[int, Linker] = {}
+
+
+def linker_for(pack: CompiledPack) -> Linker:
+    lk = _LINKERS.get(id(pack))
+    if lk is None or lk.pack is not pack:
+        lk = _LINKERS[id(pack)] = Linker(pack)
+    return lk
+
+
+# ------------------------------------------------------------------------ opcode handlers
+# Each takes (vm, frame, instruction) and returns None to go on, CHANGED after pushing or
+# popping frames, or SUSPEND when it needs a decision.
+
+
+def op_RETURN(vm: VM, f: Frame, ins) -> Any:
+    vm.frames.pop()
+    return _RETURNED
+
+
+def op_PUSH(vm, f, ins):
+    f.stack.append(ins[1])
+
+
+def op_POP(vm, f, ins):
+    f.stack.pop()
+
+
+def op_COUNTER(vm, f, ins):
+    f.stack.append(vm.state.counters[f.you].get(ins[1], 0))
+
+
+def op_GLOBAL(vm, f, ins):
+    f.stack.append(vm.state.globals.get(ins[1], 0))
+
+
+def op_PARAM(vm, f, ins):
+    v = vm.state.params[ins[1]]
+    f.stack.append(v if isinstance(v, int) else len(v))
+
+
+def op_PLAYER(vm, f, ins):
+    f.stack.append(_owner(vm, ins[1], f))
+
+
+def op_PLAYER_COUNTER(vm, f, ins):
+    seat = f.stack.pop()
+    f.stack.append(vm.state.counters[seat].get(ins[1], 0))
+
+
+def op_IT(vm, f, ins):
+    f.stack.append(f.it)
+
+
+def op_THIS(vm, f, ins):
+    f.stack.append(f.this)
+
+
+def op_X(vm, f, ins):
+    f.stack.append(f.x)
+
+
+def op_CHOOSE_X(vm, f, ins):
+    lo, hi = f.stack[-2], f.stack[-1]
+    options = list(range(lo, max(lo, hi) + 1))
+    a = vm.decide(f, "number", "choose X", options, [str(o) for o in options])
+    if a is None:
+        return SUSPEND
+    del f.stack[-2:]
+    f.x = options[a]
+
+
+def op_BIN(vm, f, ins):
+    b = f.stack.pop()
+    f.stack[-1] = _BIN[ins[1]](f.stack[-1], b)
+
+
+def op_NOT(vm, f, ins):
+    f.stack[-1] = not f.stack[-1]
+
+
+def op_NEG(vm, f, ins):
+    f.stack[-1] = -f.stack[-1]
+
+
+def op_ABS(vm, f, ins):
+    f.stack[-1] = abs(f.stack[-1])
+
+
+def op_PER(vm, f, ins):
+    n = f.stack.pop()
+    f.stack[-1] = f.stack[-1] * (n // ins[1])
+
+
+def op_COUNT(vm, f, ins):
+    f.stack.append(len(vm.query(ins[1], f)))
+
+
+def op_SUM(vm, f, ins):
+    name = ins[1]
+    cards = vm.state.cards
+    total = 0
+    if name in vm.pack.pieces:
+        for cid in vm.query(ins[2], f):
+            total += cards[cid].pieces.get(name, 0)
+    else:
+        for cid in vm.query(ins[2], f):
+            total += vm.stat(cards[cid], name, f.you)
+    f.stack.append(total)
+
+
+def op_STAT(vm, f, ins):
+    cid = f.stack[-1]
+    f.stack[-1] = 0 if cid is None else vm.stat(vm.state.cards[cid], ins[1], f.you)
+
+
+def op_PIECES(vm, f, ins):
+    cid = f.stack[-1]
+    name = ins[1]
+    if name.endswith("@"):
+        name = f"{name}{f.you}"
+    f.stack[-1] = 0 if cid is None else vm.state.cards[cid].pieces.get(name, 0)
+
+
+def op_MATCH(vm, f, ins):
+    cid = f.stack[-1]
+    f.stack[-1] = cid is not None and ins[1](vm, f, vm.state.cards[cid])
+
+
+def op_CONDITION(vm, f, ins):
+    cid = f.stack[-1]
+    if cid is None:
+        f.stack[-1] = False
+        return
+    card = vm.state.cards[cid]
+    lc = vm.linker.conditions[card.defn].get(ins[1])
+    if lc is None:
+        f.stack[-1] = ins[1] == "requires"  # no requirement: playable; no goal: not met
+        return
+    f.stack[-1] = bool(vm.eval_sync(lc, f.you, f.it, cid))
+
+
+def op_NTH(vm, f, ins):
+    values = vm.state.params[ins[1]]
+    i = f.stack[-1]
+    f.stack[-1] = values[min(max(i, 0), len(values) - 1)] if values else 0
+
+
+def op_SETS(vm, f, ins):
+    cards = vm.state.cards
+    members = [cards[c] for c in vm.query(ins[1], f)]
+    slots = ins[2]
+    fits = [[i for i, slot in enumerate(slots) if slot(vm, f, c)] for c in members]
+    f.stack.append(_max_sets(fits, len(slots)))
+
+
+def _max_sets(fits: list[list[int]], nslots: int) -> int:
+    """Most disjoint sets with one card per slot, each card used once (bipartite matching)."""
+    usable = [fl for fl in fits if fl]
+    best = min((sum(1 for fl in usable if s in fl) for s in range(nslots)), default=0)
+    for k in range(best, 0, -1):
+        # k copies of each slot; match cards to slot copies
+        owner: dict[tuple[int, int], int] = {}
+
+        def augment(ci: int, seen: set, k=k, owner=owner) -> bool:
+            for s in usable[ci]:
+                for copy in range(k):
+                    key = (s, copy)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    if key not in owner or augment(owner[key], seen):
+                        owner[key] = ci
+                        return True
+            return False
+
+        matched = sum(1 for ci in range(len(usable)) if augment(ci, set()))
+        if matched >= k * nslots and len(owner) == k * nslots:
+            return k
+    return 0
+
+
+def _grid(vm: VM, q: Query, f: Frame) -> tuple[str, int, int, int, int, set[int]]:
+    zname, mode = q.zones[0]
+    seat = _owner(vm, mode, f)
+    z = vm.pack.zones[zname]
+    members = set(vm.query(q, f))
+    return zname, seat, z["width"], z["height"], z.get("adjacency", 4), members
+
+
+def _neighbours(pos: int, w: int, h: int, adjacency: int) -> list[int]:
+    r, c = divmod(pos, w)
+    out = []
+    for dr in (-1, 0, 1):
+        for dc in (-1, 0, 1):
+            if (dr or dc) and (adjacency == 8 or not (dr and dc)):
+                rr, cc = r + dr, c + dc
+                if 0 <= rr < h and 0 <= cc < w:
+                    out.append(rr * w + cc)
+    return out
+
+
+def op_PATH(vm, f, ins):
+    cid = f.stack[-1]
+    zname, seat, w, h, _, members = _grid(vm, ins[1], f)
+    cards = vm.state.cards
+    if cid is None or cid not in members:
+        f.stack[-1] = 0
+        return
+    cells = {cards[m].pos for m in members}
+    start = cards[cid].pos
+    best = 0
+
+    def extend(pos: int, seen: set[int]) -> int:
+        longest = 0
+        for nb in _neighbours(pos, w, h, 4):
+            if nb in cells and nb not in seen:
+                seen.add(nb)
+                longest = max(longest, 1 + extend(nb, seen))
+                seen.discard(nb)
+        return longest
+
+    # The longest simple path through `start`: the best pair of disjoint arms from it.
+    arms: list[tuple[int, frozenset[int]]] = []
+
+    def arms_from(pos: int, seen: list[int]) -> None:
+        arms.append((len(seen), frozenset(seen)))
+        for nb in _neighbours(pos, w, h, 4):
+            if nb in cells and nb not in seen and nb != start:
+                seen.append(nb)
+                arms_from(nb, seen)
+                seen.pop()
+
+    arms_from(start, [])
+    arms.sort(key=lambda a: -a[0])
+    for i, (la, sa) in enumerate(arms):
+        if la * 2 + 1 <= best:
+            break
+        for lb, sb in arms[i:]:
+            if la + lb + 1 <= best:
+                break
+            if sa.isdisjoint(sb):
+                best = max(best, la + lb + 1)
+                break
+    f.stack[-1] = best
+
+
+def op_LINES(vm, f, ins):
+    zname, seat, w, h, _, members = _grid(vm, ins[1], f)
+    grid = vm.state.zones[(zname, seat)]
+    if ins[2] == "rows":
+        lines = [[grid[r * w + c] for c in range(w)] for r in range(h)]
+    else:
+        lines = [[grid[r * w + c] for r in range(h)] for c in range(w)]
+    f.stack.append(sum(1 for line in lines if all(c is not None and c in members for c in line)))
+
+
+def op_NEIGHBOURS(vm, f, ins):
+    cid = f.stack[-1]
+    zname, seat, w, h, adj, members = _grid(vm, ins[1], f)
+    card = vm.state.cards[cid] if cid is not None else None
+    if card is None or card.zone != zname or card.pos < 0:
+        f.stack[-1] = 0
+        return
+    grid = vm.state.zones[(zname, seat)]
+    f.stack[-1] = sum(1 for nb in _neighbours(card.pos, w, h, adj) if grid[nb] is not None and grid[nb] in members)
+
+
+def op_JUMP(vm, f, ins):
+    f.pc = ins[1]
+
+
+def op_JUMP_IF(vm, f, ins):
+    if f.stack.pop():
+        f.pc = ins[1]
+
+
+def op_JUMP_IF_NOT(vm, f, ins):
+    if not f.stack.pop():
+        f.pc = ins[1]
+
+
+def op_SWITCH(vm, f, ins):
+    f.pc = ins[1][f.stack.pop()]
+
+
+def op_CHOOSE(vm, f, ins):
+    labels = ins[1]
+    a = vm.decide(f, "option", "choose one", list(range(len(labels))), labels)
+    if a is None:
+        return SUSPEND
+    if vm.log is not None:
+        vm.log.append(("choose", f.you, labels[a]))
+    f.stack.append(a)
+
+
+def op_MAY(vm, f, ins):
+    a = vm.decide(f, "may", ins[1], [False, True], ["no", "yes"], default=1)
+    if a is None:
+        return SUSPEND
+    f.stack.append(a == 1)
+
+
+def op_COUNTDOWN(vm, f, ins):
+    n = f.stack[-1]
+    if n > 0:
+        f.stack[-1] = n - 1
+    else:
+        f.stack.pop()
+        f.pc = ins[1]
+
+
+def op_FOR_CARDS(vm, f, ins):
+    q = ins[1]
+    cards = [f.stack.pop()] if q.on_stack else vm.query(q, f)
+    f.stack.append([cards, 0, f.it])
+
+
+def op_NEXT_CARD(vm, f, ins):
+    it = f.stack[-1]
+    cards, i = it[0], it[1]
+    if i < len(cards):
+        f.it = cards[i]
+        it[1] = i + 1
+    else:
+        f.stack.pop()
+        f.it = it[2]
+        f.pc = ins[1]
+
+
+def op_FOR_PLAYERS(vm, f, ins):
+    kind, start = ins[1], ins[2]
+    st = vm.state
+    n = st.n
+    if kind == "chosen":
+        seats = list(range(n))
+        a = vm.decide(f, "player", "choose a player", seats, [f"player {s + 1}" for s in seats])
+        if a is None:
+            return SUSPEND
+        seats = [seats[a]]
+    elif kind == "ref":
+        seats = [_owner(vm, start, f)]
+    else:
+        first = _owner(vm, start, f) if start else (st.first if kind == "turns" else f.you)
+        seats = [(first + i) % n for i in range(n)]
+        if kind == "each_other":
+            if start is None:
+                seats = [(f.you + i) % n for i in range(1, n)]
+            else:
+                seats = [s for s in seats if s != f.you]
+    f.stack.append([seats, 0, f.you, st.active, kind == "turns"])
+
+
+def op_NEXT_PLAYER(vm, f, ins):
+    it = f.stack[-1]
+    seats, i = it[0], it[1]
+    if i < len(seats):
+        f.you = seats[i]
+        if it[4]:
+            vm.state.active = seats[i]
+            vm.state.turn += 1
+            if vm.log is not None:
+                vm.log.append(("turn", seats[i], vm.state.turn))
+        it[1] = i + 1
+    else:
+        f.stack.pop()
+        f.you = it[2]
+        if it[4]:
+            vm.state.active = it[3]
+        f.pc = ins[1]
+
+
+def op_CHOOSE_CARD(vm, f, ins):
+    found = vm.query(ins[1], f)
+    optional = ins[2]
+    if not found:
+        f.stack.append(False)
+        return
+    options = [*found, None] if optional else found
+    labels = [vm.label(c) if c is not None else "none" for c in options]
+    a = vm.decide(f, "card", "choose a card", options, labels)
+    if a is None:
+        return SUSPEND
+    if options[a] is None:
+        f.stack.append(False)
+        return
+    f.it = options[a]
+    f.stack.append(True)
+
+
+def _counter_target(vm: VM, f: Frame, name: str) -> tuple[dict, dict]:
+    if name in vm.pack.resources:
+        return vm.state.counters[f.you], vm.pack.resources[name]
+    return vm.state.globals, vm.pack.counters[name]
+
+
+def op_GAIN(vm, f, ins):
+    n = f.stack.pop()
+    if n <= 0:
+        return None
+    name = ins[1]
+    store, decl = _counter_target(vm, f, name)
+    v = store.get(name, 0) + n
+    hi = decl.get("max")
+    if hi is not None and v > hi:
+        v = hi
+    store[name] = v
+    if vm.log is not None:
+        vm.log.append(("gain", f.you, name, n))
+    if vm.state.live_triggers:
+        return vm.fire(f, "gain", f.you, None, name)
+    return None
+
+
+def op_LOSE(vm, f, ins):
+    n = f.stack.pop()
+    if n <= 0:
+        return None
+    name = ins[1]
+    store, decl = _counter_target(vm, f, name)
+    v = store.get(name, 0) - n
+    lo = decl.get("min", 0)
+    if v < lo:
+        v = lo
+    store[name] = v
+    if vm.log is not None:
+        vm.log.append(("lose", f.you, name, n))
+    if vm.state.live_triggers:
+        return vm.fire(f, "lose", f.you, None, name)
+    return None
+
+
+def op_SET(vm, f, ins):
+    name = ins[1]
+    store, _ = _counter_target(vm, f, name)
+    store[name] = f.stack.pop()
+
+
+def op_HAS(vm, f, ins):
+    name = ins[1]
+    store, _ = _counter_target(vm, f, name)
+    f.stack[-1] = store.get(name, 0) >= f.stack[-1]
+
+
+def op_UPTO(vm, f, ins):
+    n = f.stack[-1]
+    if n <= 0:
+        f.stack[-1] = 0
+        return None
+    options = list(range(n + 1))
+    a = vm.decide(f, "number", ins[1], options, [str(o) for o in options], default=n)
+    if a is None:
+        return SUSPEND
+    f.stack[-1] = options[a]
+    return None
+
+
+def _source_candidates(vm: VM, f: Frame, src: tuple) -> tuple[list[int], bool, tuple[str, int]]:
+    """The cards a source offers and whether the player chooses among them."""
+    zname, mode, end, pred = src
+    seat = _owner(vm, mode, f)
+    zone = vm.state.zones[(zname, seat)]
+    kind = vm.pack.zones[zname]["kind"]
+    cards = vm.state.cards
+    if kind == "pile" and pred is None:
+        if not zone:
+            return [], False, (zname, seat)
+        return [zone[0] if end == "bottom" else zone[-1]], False, (zname, seat)
+    found = [c for c in zone if c is not None and (pred is None or pred(vm, f, cards[c]))]
+    return found, True, (zname, seat)
+
+
+def op_TAKE(vm, f, ins):
+    src, optional = ins[1], ins[2]
+    found, choose, key = _source_candidates(vm, f, src)
+    if not found:
+        zname = key[0]
+        if not any(c is not None for c in vm.state.zones[key]) and zname in vm.linker.on_empty \
+                and f.refill != f.pc:
+            # Refill (e.g. shuffle the discard into the deck), then take again.
+            f.refill = f.pc
+            f.pc -= 1
+            vm.push(vm.linker.on_empty[zname], f.you, step=f.step, depth=f.depth)
+            return CHANGED
+        f.stack.append(False)
+        return None
+    if choose or optional:
+        options = [*found, None] if optional else found
+        labels = [vm.label(c) if c is not None else "stop" for c in options]
+        a = vm.decide(f, "card", f"take a card from {key[0]}", options, labels)
+        if a is None:
+            return SUSPEND
+        if options[a] is None:
+            f.stack.append(False)
+            return None
+        f.it = options[a]
+    else:
+        f.it = found[0]
+    f.refill = -1
+    f.stack.append(True)
+    return None
+
+
+def op_CAN_TAKE(vm, f, ins):
+    found, _, _ = _source_candidates(vm, f, ins[1])
+    zname, mode, end, pred = ins[1]
+    if vm.pack.zones[zname]["kind"] == "pile" and pred is None:
+        found = vm.zone_cards(zname, _owner(vm, mode, f))
+    f.stack[-1] = len(found) >= f.stack[-1]
+
+
+def _legal_cells(vm: VM, zname: str, seat: int) -> list[int]:
+    z = vm.pack.zones[zname]
+    grid = vm.state.zones[(zname, seat)]
+    free = [i for i, c in enumerate(grid) if c is None]
+    if z.get("placement", "anywhere") == "adjacent" and len(free) < len(grid):
+        w, h, adj = z["width"], z["height"], z.get("adjacency", 4)
+        free = [i for i in free if any(grid[nb] is not None for nb in _neighbours(i, w, h, adj))]
+    return free
+
+
+def op_PUT(vm, f, ins):
+    (zname, mode, end), face = ins[1], ins[2]
+    cid = f.it
+    if cid is None:
+        return None
+    seat = _owner(vm, mode, f)
+    z = vm.pack.zones[zname]
+    if z["kind"] == "grid":
+        cells = _legal_cells(vm, zname, seat)
+        if not cells:
+            return None  # no legal place: the card stays where it is
+        w = z["width"]
+        a = vm.decide(f, "cell", f"where to put {vm.pack.cards[vm.state.cards[cid].defn].name}", cells,
+                      [f"row {c // w + 1}, column {c % w + 1}" for c in cells])
+        if a is None:
+            return SUSPEND
+        vm.move(cid, zname, seat, pos=cells[a], face=face)
+        return None
+    if z["kind"] == "slot" and vm.zone_cards(zname, seat):
+        return None  # a slot holds one card
+    vm.move(cid, zname, seat, end=end, face=face)
+    return None
+
+
+def op_CAN_PUT(vm, f, ins):
+    zname, mode, _ = ins[1]
+    seat = _owner(vm, mode, f)
+    z = vm.pack.zones[zname]
+    if z["kind"] == "grid":
+        f.stack.append(bool(_legal_cells(vm, zname, seat)))
+    elif z["kind"] == "slot":
+        f.stack.append(not vm.zone_cards(zname, seat))
+    else:
+        f.stack.append(True)
+
+
+def _room(vm: VM, card: Card, piece: str, seat: int) -> int | None:
+    cap = vm.pack.pieces[piece].get("capacity")
+    if cap is None:
+        return None
+    return vm.stat(card, cap, seat) - card.pieces.get(piece, 0)
+
+
+def op_PICK_HOLDER(vm, f, ins):
+    q, piece, mode, optional = ins[1], ins[2], ins[3], ins[4]
+    cards = vm.state.cards
+    if mode == "add":
+        found = [c for c in vm.query(q, f) if (_room(vm, cards[c], piece, f.you) or 1) > 0
+                 and (_room(vm, cards[c], piece, f.you) is None or _room(vm, cards[c], piece, f.you) > 0)]
+    else:
+        found = [c for c in vm.query(q, f) if cards[c].pieces.get(piece, 0) > 0]
+    if not found:
+        f.stack.append(False)
+        return None
+    options = [*found, None] if optional else found
+    labels = [vm.label(c) if c is not None else "stop" for c in options]
+    verb = "put" if mode == "add" else "take"
+    a = vm.decide(f, "card", f"{verb} a {piece}", options, labels)
+    if a is None:
+        return SUSPEND
+    if options[a] is None:
+        f.stack.append(False)
+        return None
+    f.it = options[a]
+    f.stack.append(True)
+    return None
+
+
+def op_ADD_PIECES(vm, f, ins):
+    n = f.stack.pop()
+    piece, owned = ins[1], ins[2]
+    cid = f.it
+    if cid is None or n <= 0:
+        return None
+    card = vm.state.cards[cid]
+    room = _room(vm, card, piece, f.you)
+    if room is not None:
+        n = min(n, room)
+    if n <= 0:
+        return None
+    card.pieces[piece] = card.pieces.get(piece, 0) + n
+    if owned:
+        key = f"{piece}@{f.you}"
+        card.pieces[key] = card.pieces.get(key, 0) + n
+    if vm.log is not None:
+        vm.log.append(("place", f.you, piece, n, card.defn))
+    result = None
+    if room is not None and n == room and piece in vm.linker.when_full:
+        vm.push(vm.linker.when_full[piece], f.you, cid, cid, f.step, f.depth)
+        result = CHANGED
+    if vm.state.live_triggers:
+        result = vm.fire(f, "place", f.you, cid, piece) or result
+    return result
+
+
+def op_TAKE_PIECES(vm, f, ins):
+    n = f.stack.pop()
+    piece, owned = ins[1], ins[2]
+    cid = f.it
+    if cid is None or n <= 0:
+        return None
+    card = vm.state.cards[cid]
+    n = min(n, card.pieces.get(piece, 0))
+    if n <= 0:
+        return None
+    card.pieces[piece] -= n
+    if vm.log is not None:
+        vm.log.append(("remove", f.you, piece, n, card.defn))
+    if vm.state.live_triggers:
+        return vm.fire(f, "remove", f.you, cid, piece)
+    return None
+
+
+def op_CAN_REMOVE(vm, f, ins):
+    piece, target = ins[1], ins[2]
+    cards = vm.state.cards
+    if isinstance(target, Query):
+        have = sum(cards[c].pieces.get(piece, 0) for c in vm.query(target, f))
+    else:
+        cid = f.it if "it" in target else f.this
+        have = cards[cid].pieces.get(piece, 0) if cid is not None else 0
+    f.stack[-1] = have >= f.stack[-1]
+
+
+def op_MARK(vm, f, ins):
+    cid = f.stack.pop()
+    if cid is None:
+        return None
+    flags = vm.state.cards[cid].flags
+    if ins[2]:
+        flags.add(ins[1])
+    else:
+        flags.discard(ins[1])
+    if vm.log is not None:
+        vm.log.append(("mark", ins[1], ins[2], vm.state.cards[cid].defn))
+    if vm.state.live_triggers:
+        return vm.fire(f, ins[1] if ins[2] else f"un{ins[1]}", f.you, cid, None)
+    return None
+
+
+def op_CAN_MARK(vm, f, ins):
+    cid = f.stack[-1]
+    f.stack[-1] = cid is not None and ((ins[1] in vm.state.cards[cid].flags) != ins[2])
+
+
+def op_FLIP(vm, f, ins):
+    cid = f.stack.pop()
+    if cid is None:
+        return
+    card = vm.state.cards[cid]
+    back = vm.linker.back[card.defn]
+    if back is None:
+        return
+    live = card.zone in vm.linker.in_play
+    if live:
+        vm._relive(card, False)
+    card.defn = back
+    if live:
+        vm._relive(card, True)
+    if vm.log is not None:
+        vm.log.append(("flip", card.id, back))
+
+
+def op_SCORE(vm, f, ins):
+    n = f.stack.pop()
+    step = f.step or "vp"
+    sc = vm.state.scores[f.you]
+    sc[step] = sc.get(step, 0) + n
+    if vm.log is not None:
+        vm.log.append(("score", f.you, step, n))
+
+
+def op_EMIT(vm, f, ins):
+    if vm.log is not None:
+        vm.log.append(("emit", ins[1], f.you, vm.state.cards[f.it].defn if f.it is not None else None))
+    if vm.state.live_triggers:
+        return vm.fire(f, ins[1], f.you, f.it, None)
+    return None
+
+
+def op_END_GAME(vm, f, ins):
+    vm.state.over = True
+    vm.frames.clear()
+    return CHANGED
+
+
+def op_SHUFFLE(vm, f, ins):
+    zname, mode = ins[1]
+    zone = vm.state.zones[(zname, _owner(vm, mode, f))]
+    vm.state.rng.shuffle(zone)
+
+
+def _activation_order(vm: VM, f: Frame, timing: str) -> tuple[list[int], list[int]]:
+    act = vm.pack.activation
+    linker = vm.linker
+    runs = linker.run_timings.get(timing, [timing])
+    cards = vm.state.cards
+
+    def has(cid: int) -> bool:
+        ab = linker.abilities[cards[cid].defn]
+        return any(t in ab for t in runs)
+
+    block = [c for z in act.get("block", []) for c in vm.zone_cards(z, f.you) if has(c)]
+    main_zone = act.get("main")
+    if main_zone:
+        main = [c for c in vm.zone_cards(main_zone, f.you) if has(c)]
+        if act.get("direction") == "reverse":
+            main.reverse()
+    else:
+        main = [c for z in vm.pack.zones if z in linker.in_play and z not in act.get("block", [])
+                for c in vm.zone_cards(z, f.you) if has(c)]
+    return block, main
+
+
+def op_ACTIVATION(vm, f, ins):
+    timing = ins[1]
+    block, main = _activation_order(vm, f, timing)
+    position = vm.pack.activation.get("block-position", "before")
+    if block and main and position == "before-or-after":
+        a = vm.decide(f, "option", f"{timing}: board cards before or after the tableau",
+                      ["before", "after"], ["board cards first", "tableau first"])
+        if a is None:
+            return SUSPEND
+        order = block + main if a == 0 else main + block
+    elif position == "after":
+        order = main + block
+    else:
+        order = block + main
+    vm.state.activated[f.you] = set()
+    f.stack.append([order, 0])
+    return None
+
+
+def op_NEXT_ACTIVATION(vm, f, ins):
+    it = f.stack[-1]
+    if it[1] < len(it[0]):
+        f.it = it[0][it[1]]
+        it[1] += 1
+    else:
+        f.stack.pop()
+        f.pc = ins[1]
+
+
+def op_RUN_ABILITY(vm, f, ins):
+    timing, optional = ins[1], ins[2]
+    cid = f.stack[-1]
+    if cid is None:
+        f.stack.pop()
+        return None
+    card = vm.state.cards[cid]
+    linker = vm.linker
+    abilities = linker.abilities[card.defn]
+    chosen = next((t for t in linker.run_timings.get(timing, [timing]) if t in abilities), None)
+    if chosen is None:
+        f.stack.pop()
+        return None
+    once = vm.pack.timings[chosen]["kind"] == "activated" and vm.pack.activation.get("once-per-card", True)
+    if once and cid in vm.state.activated[f.you]:
+        f.stack.pop()
+        return None
+    if optional:
+        check = linker.checks[card.defn].get(chosen)
+        if check is not None and not vm.eval_sync(check, f.you, cid, cid, f.step):
+            f.stack.pop()
+            return None  # the cost cannot be paid in full: the ability does nothing
+        a = vm.decide(f, "may", f"activate {vm.pack.cards[card.defn].name} ({chosen})?", [False, True],
+                      ["no", "yes"], default=1)
+        if a is None:
+            return SUSPEND
+        if a == 0:
+            f.stack.pop()
+            return None
+    f.stack.pop()
+    if once:
+        vm.state.activated[f.you].add(cid)
+    if vm.log is not None:
+        vm.log.append(("activate", f.you, vm.pack.cards[card.defn].id, chosen))
+    vm.push(abilities[chosen], f.you, cid, cid, f.step, f.depth)
+    return CHANGED
+
+
+def op_REVEAL(vm, f, ins):
+    n = f.stack.pop()
+    zname, mode, end, _ = ins[1]
+    zone = vm.zone_cards(zname, _owner(vm, mode, f))
+    if n <= 0 or not zone:
+        return
+    idx = n - 1
+    f.it = zone[idx] if end == "bottom" else zone[-1 - idx] if idx < len(zone) else None
+
+
+HANDLERS: dict[str, Callable] = {name[3:]: fn for name, fn in globals().items() if name.startswith("op_")}
+
+
+def _check_table() -> None:
+    from cardsmith.compiler.opcodes import OPS
+
+    missing = [op.name for op in OPS if op.name not in HANDLERS]
+    if missing:  # pragma: no cover - a developer error caught at import
+        raise ImportError(f"opcodes without a VM handler: {missing}")
+
+
+_check_table()
