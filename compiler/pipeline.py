@@ -27,6 +27,7 @@ class CompileResult:
     diagnostics: Diagnostics
     sources: list[PackSource] = field(default_factory=list)
     cards_compiled: int = 0
+    compiler: _Compiler | None = None  # kept so tools can compile more programs against the same vocabulary
 
     @property
     def ok(self) -> bool:
@@ -134,7 +135,7 @@ class _Compiler:
 
         cards = self.cards()
         if self.diags.has_errors:
-            return CompileResult(None, self.diags, self.chain, self.cards_compiled)
+            return CompileResult(None, self.diags, self.chain, self.cards_compiled, self)
         pack = CompiledPack(
             id=top.id, name=top.name, version=top.version, chain=[p.id for p in self.chain],
             players=voc.players,
@@ -153,7 +154,18 @@ class _Compiler:
             zone_on_empty=zone_on_empty, piece_when_full=piece_when_full, spans=self.spans.spans,
             names=voc.names,
         )
-        return CompileResult(pack, self.diags, self.chain, self.cards_compiled)
+        return CompileResult(pack, self.diags, self.chain, self.cards_compiled, self)
+
+    def snippet(self, doc: YamlDoc, path: tuple, name: str, scoring: bool = False) -> Code | None:
+        """Compile one more flow-level program (a scenario step, a REPL line) against this pack."""
+        body = self.program(doc, path, Context("flow", scoring=scoring), name)
+        return self.emitter.program(name, body) if body is not None else None
+
+    def snippet_expression(self, doc: YamlDoc, path: tuple, name: str) -> Code | None:
+        e = self.expression(doc, path, Context("flow"), want="int")
+        if e is None:
+            return None
+        return self.emitter.expression(name, e)
 
     # ------------------------------------------------------------ cards
     def cards(self) -> list[CardDef]:

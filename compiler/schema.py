@@ -17,7 +17,7 @@ from .diagnostics import Diagnostics, did_you_mean
 from .yamlsrc import YamlDoc
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
-SCHEMA_NAMES = ("pack", "rules", "cards")
+SCHEMA_NAMES = ("pack", "rules", "cards", "scenario")
 
 
 @cache

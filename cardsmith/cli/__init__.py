@@ -1,10 +1,59 @@
-"""The `cardsmith` command line."""
+"""The `cardsmith` command line.
+
+Exit codes: 0 clean, 1 findings (diagnostics, failed scenarios), 2 usage or internal error.
+User input never produces a Python traceback; set CARDSMITH_DEBUG=1 to see one for an
+internal error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
 
 import click
 
+from cardsmith import __version__
 
-@click.group()
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        except Exception as e:  # an internal error: say so plainly, exit 2
+            if os.environ.get("CARDSMITH_DEBUG"):
+                traceback.print_exc()
+            click.echo(f"cardsmith: internal error: {type(e).__name__}: {e}\n"
+                       "This is a bug in cardsmith, not in your files. Set CARDSMITH_DEBUG=1 for details.",
+                       err=True)
+            sys.exit(2)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="cardsmith")
 def main() -> None:
-    """cardsmith: validate, compile and play card games written as data."""
+    """cardsmith: card games as data. Validate packs, compile them to bytecode, run
+    scenario tests and simulate whole games.
+
+    A PACK is a built-in pack id (see `cardsmith packs`) or the path of a pack folder.
+
+    \b
+    Quick start:
+      cardsmith packs                         list the built-in packs
+      cardsmith validate cards/               check every pack under cards/
+      cardsmith test cards/earth              run the Earth rule scenarios
+      cardsmith simulate earth --games 20 --players 3 --seed 7
+    """
 
 
+def _register() -> None:
+    from . import build, play, validate  # noqa: F401  (each module adds its commands to `main`)
+
+
+_register()

@@ -1,0 +1,141 @@
+"""`simulate` and `test`: run games and scenario files."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from cardsmith.compiler.diagnostics import Diagnostics
+from cardsmith.runtime.agents import AGENTS
+from cardsmith.runtime.simulate import play_one, summarize
+from cardsmith.runtime.vm import RuntimeFault
+
+from . import main
+from .build import compile_or_exit
+from .validate import emit_diagnostics
+
+
+def parse_params(values: tuple[str, ...]) -> dict:
+    out = {}
+    for v in values:
+        if "=" not in v:
+            raise click.BadParameter(f"'{v}' should look like name=value", param_hint="--param")
+        k, raw = v.split("=", 1)
+        try:
+            out[k] = json.loads(raw)
+        except json.JSONDecodeError:
+            raise click.BadParameter(f"value of '{k}' should be a number or a JSON list", param_hint="--param") from None
+    return out
+
+
+@main.command()
+@click.argument("pack")
+@click.option("--games", "-n", default=10, show_default=True, type=click.IntRange(1), help="Games to play.")
+@click.option("--players", "-p", default=None, type=int, help="Players per game (default: the pack's minimum).")
+@click.option("--seed", "-s", default=0, show_default=True, type=int, help="Game i uses seed SEED+i.")
+@click.option("--agents", "-a", default="random", show_default=True,
+              help=f"Comma-separated agents, assigned to seats in turn ({', '.join(AGENTS)}).")
+@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Override a rule parameter.")
+@click.option("--max-decisions", default=None, type=click.IntRange(100),
+              help="Safety cap per game; a capped game is scored where it stopped and reported as capped.")
+@click.option("--json", "as_json", is_flag=True, help="Print every game's result and the statistics as JSON.")
+@click.option("--progress/--no-progress", default=None, help="Show a progress bar (default: on a terminal).")
+def simulate(pack: str, games: int, players: int | None, seed: int, agents: str, params: tuple[str, ...],
+             max_decisions: int | None, as_json: bool, progress: bool | None) -> None:
+    """Play many seeded games with bots and report scores and win rates.
+
+    The same pack, seed and agents give the same games, byte for byte. Timing goes to
+    stderr so that --json output can be compared between runs.
+
+    \b
+    Examples:
+      cardsmith simulate earth --games 200 --players 3 --seed 7 --json
+      cardsmith simulate earth -n 50 -p 4 --agents random,greedy
+      cardsmith simulate earth -n 20 --param beginner=1
+    """
+    res = compile_or_exit(pack)
+    p = res.pack
+    n = players or p.players[0]
+    if not p.players[0] <= n <= p.players[1]:
+        raise click.BadParameter(f"{p.name} is for {p.players[0]} to {p.players[1]} players", param_hint="--players")
+    names = [a.strip() for a in agents.split(",") if a.strip()]
+    bad = [a for a in names if a not in AGENTS]
+    if bad or not names:
+        raise click.BadParameter(f"unknown agent(s) {', '.join(bad)}; agents: {', '.join(AGENTS)}",
+                                 param_hint="--agents")
+    overrides = parse_params(params)
+    unknown = [k for k in overrides if k not in p.params]
+    if unknown:
+        raise click.BadParameter(f"unknown parameter(s) {', '.join(unknown)}; parameters: {', '.join(p.params)}",
+                                 param_hint="--param")
+    show = sys.stderr.isatty() if progress is None else progress
+    results = []
+    t0 = time.perf_counter()
+    try:
+        with click.progressbar(length=games, label=f"{p.id}: {n} players", file=sys.stderr,
+                               hidden=not show) as bar:
+            for i in range(games):
+                results.append(play_one(p, n, seed + i, names, overrides, max_decisions))
+                bar.update(1)
+    except RuntimeFault as e:
+        click.echo(f"{e}", err=True)
+        sys.exit(1)
+    elapsed = time.perf_counter() - t0
+    stats = summarize(results, n)
+    if as_json:
+        out = {"pack": p.id, "version": p.version, "players": n, "seed": seed, "agents": names,
+               "params": overrides, "summary": stats, "games": [r.to_json() for r in results]}
+        click.echo(json.dumps(out, indent=1, sort_keys=True))
+    else:
+        click.echo(f"{p.name} {p.version}: {games} games, {n} players, agents {','.join(names)}, seeds "
+                   f"{seed}..{seed + games - 1}")
+        for s in stats["seats"]:
+            click.echo(f"  seat {s['seat'] + 1}: win rate {s['win_rate']:.3f}, mean score {s['mean_score']:.1f}")
+        for name, a in stats["agents"].items():
+            click.echo(f"  {name}: win rate {a['win_rate']:.3f}, mean score {a['mean_score']:.1f}")
+        click.echo(f"  mean turns {stats['mean_turns']}, capped games {stats['capped']}")
+    click.echo(f"{games} games in {elapsed:.2f}s ({games / elapsed:.1f} games/s)", err=True)
+
+
+@main.command("test")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("-v", "--verbose", is_flag=True, help="Name every scenario, not only failures.")
+def test_cmd(paths: tuple[str, ...], verbose: bool) -> None:
+    """Run scenario files: a starting state, a program with scripted decisions, the expected state.
+
+    PATHS are scenario files or folders searched for them (YAML files with `scenarios:`).
+    Exit code 0 when all pass, 1 otherwise.
+
+    \b
+    Examples:
+      cardsmith test cards/earth
+      cardsmith test cards/earth/scenarios/green.yaml -v
+    """
+    from cardsmith.scenarios import run_file, scenario_files
+
+    files = scenario_files([Path(p) for p in paths])
+    if not files:
+        click.echo("no scenario files found (YAML files with a top-level 'scenarios:')", err=True)
+        sys.exit(1)
+    diags = Diagnostics()
+    passed = failed = 0
+    for f in files:
+        for o in run_file(f, diags):
+            if o.passed:
+                passed += 1
+                if verbose:
+                    click.echo(f"PASSED {o.file}::{o.name}")
+            else:
+                failed += 1
+                click.echo(f"FAILED {o.span}: {o.name}" + (f"  [{o.cites}]" if o.cites else ""))
+                for prob in o.problems:
+                    click.echo(f"    {prob}")
+    if diags.items:
+        emit_diagnostics(diags.sorted(), "text")
+        failed += len(diags.errors)
+    click.echo(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,316 @@
+"""Scenario tests as data: a starting state, a program with scripted decisions, the expected state.
+
+A scenario file names its pack and lists scenarios. Each builds a state from scratch (only
+the cards it names exist), runs its `do` program for the active player with its scripted
+decisions, optionally scores, and compares what it expects. `cardsmith test` runs them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cardsmith.compiler.bytecode import CompiledPack
+from cardsmith.compiler.diagnostics import Diagnostic, Diagnostics, Span
+from cardsmith.compiler.packs import display_path
+from cardsmith.compiler.pipeline import CompileResult, compile_pack
+from cardsmith.compiler.schema import validate
+from cardsmith.compiler.yamlsrc import YamlDoc, load_yaml_file
+from cardsmith.runtime.agents import ScriptedAgent, ScriptExhausted, ScriptMismatch
+from cardsmith.runtime.game import Game
+from cardsmith.runtime.state import SHARED, Card, GameState
+from cardsmith.runtime.vm import RuntimeFault, linker_for
+
+
+@dataclass
+class Outcome:
+    file: str
+    name: str
+    span: Span
+    passed: bool
+    problems: list[str] = field(default_factory=list)
+    cites: str = ""
+
+
+class _Setup(Exception):
+    def __init__(self, message: str, path: tuple) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+_PACKS: dict[str, CompileResult] = {}
+
+
+def _compiled(ref: str, diags: Diagnostics) -> CompileResult:
+    if ref not in _PACKS:
+        _PACKS[ref] = compile_pack(ref)
+    res = _PACKS[ref]
+    if not res.ok:
+        diags.extend(res.diagnostics)
+    return res
+
+
+def scenario_files(paths: list[Path]) -> list[Path]:
+    """Scenario files at or under the paths: YAML files whose top level has `scenarios:`."""
+    out: list[Path] = []
+    for p in paths:
+        files = [p] if p.is_file() else sorted(p.rglob("*.yaml"))
+        for f in files:
+            try:
+                head = f.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if "\nscenarios:" in "\n" + head:
+                out.append(f)
+    return out
+
+
+def run_file(path: Path, diags: Diagnostics) -> list[Outcome]:
+    doc = load_yaml_file(path, diags, display_path(path))
+    if doc is None or not validate(doc, "scenario", diags):
+        return []
+    ref = doc.value["pack"]
+    local = (path.parent / ref)
+    if (local / "pack.yaml").is_file():
+        ref = str(local)
+    res = _compiled(ref, diags)
+    if not res.ok:
+        return []
+    outcomes = []
+    for i, sc in enumerate(doc.value["scenarios"]):
+        outcomes.append(_run_one(doc, ("scenarios", i), sc, res))
+    return outcomes
+
+
+def _run_one(doc: YamlDoc, path: tuple, sc: dict, res: CompileResult) -> Outcome:
+    pack = res.pack
+    assert pack is not None and res.compiler is not None
+    out = Outcome(doc.file, sc["name"], doc.span(path), False, cites=sc.get("cites", ""))
+    diags = res.compiler.diags
+    before = len(diags.items)
+    code = res.compiler.snippet(doc, (*path, "do"), f"scenario {sc['name']}", scoring=False)
+    new = diags.items[before:]
+    del diags.items[before:]
+    if code is None:
+        out.problems = [_fmt(d) for d in new]
+        return out
+    n = sc.get("players", 2)
+    try:
+        state = build_state(pack, n, sc)
+    except _Setup as e:
+        out.problems = [f"{doc.span((*path, *e.path))}: {e}"]
+        return out
+    script = ScriptedAgent(list(sc.get("decisions", [])))
+    try:
+        game = Game(pack, n, sc.get("seed", 0), [script] * n, sc.get("params"), log=True, state=state)
+    except ValueError as e:
+        out.problems = [str(e)]
+        return out
+    game.phase = "play"
+    game.vm.push(code, state.active)
+    if not sc.get("score"):
+        game.phase = "scoring"  # stop after the program: no flow, no scoring
+    try:
+        game.play()
+    except ScriptExhausted as e:
+        out.problems = [f"a decision had no scripted answer: {e.decision.prompt} — options: "
+                        f"{', '.join(f'{i}: {label}' for i, label in enumerate(e.decision.labels))}"]
+        return out
+    except ScriptMismatch as e:
+        out.problems = [str(e)]
+        return out
+    except RuntimeFault as e:
+        out.problems = [str(e)]
+        return out
+    out.problems = check_expectations(game, sc.get("expect") or {}, len(script.answers))
+    out.passed = not out.problems
+    return out
+
+
+def _fmt(d: Diagnostic) -> str:
+    return f"{d.span}: {d.severity}[{d.code}]: {d.message}" + (f" ({d.hint})" if d.hint else "")
+
+
+def build_state(pack: CompiledPack, n: int, sc: dict) -> GameState:
+    """A state holding exactly the cards the scenario names, where it puts them."""
+    st = GameState(n)
+    import random
+
+    st.rng = random.Random(sc.get("seed", 0))
+    st.params = {**pack.params, **(sc.get("params") or {})}
+    for seat in range(n):
+        st.counters[seat] = {k: d.get("start", 0) for k, d in pack.resources.items()}
+    st.globals = {k: d.get("start", 0) for k, d in pack.counters.items()}
+    for zname, z in pack.zones.items():
+        seats = [SHARED] if z.get("owner", "player") == "shared" else list(range(n))
+        for seat in seats:
+            st.zones[(zname, seat)] = [None] * (z["width"] * z["height"]) if z["kind"] == "grid" else []
+    st.active = sc.get("active", 0)
+    if st.active >= n:
+        raise _Setup(f"active player {st.active} does not exist with {n} players", ("active",))
+    index = {c.id: i for i, c in enumerate(pack.cards)}
+    setup = sc.get("state") or {}
+    players = setup.get("players") or []
+    if len(players) > n:
+        raise _Setup(f"the state describes {len(players)} players but the scenario has {n}", ("state", "players"))
+    linker = linker_for(pack)
+    for seat, p in [*enumerate(players), (SHARED, setup.get("shared") or {})]:
+        base = ("state", "players", seat) if seat != SHARED else ("state", "shared")
+        store = st.counters[seat] if seat != SHARED else st.globals
+        decls = pack.resources if seat != SHARED else pack.counters
+        for k, v in (p.get("counters") or {}).items():
+            if k not in decls:
+                raise _Setup(f"unknown {'resource' if seat != SHARED else 'shared counter'} '{k}'",
+                             (*base, "counters", k))
+            store[k] = v
+        for zname, content in (p.get("zones") or {}).items():
+            z = pack.zones.get(zname)
+            if z is None:
+                raise _Setup(f"unknown zone '{zname}'", (*base, "zones", zname))
+            zseat = SHARED if z.get("owner", "player") == "shared" else seat
+            if zseat == SHARED and seat != SHARED:
+                raise _Setup(f"zone '{zname}' is shared: describe it under 'shared'", (*base, "zones", zname))
+            if zseat != SHARED and seat == SHARED:
+                raise _Setup(f"zone '{zname}' belongs to a player", (*base, "zones", zname))
+            _fill_zone(st, pack, index, z, zname, zseat, content, (*base, "zones", zname))
+        for key in ("pieces", "flags"):
+            for cid_name, value in (p.get(key) or {}).items():
+                card = _find(st, pack, cid_name, seat)
+                if card is None:
+                    raise _Setup(f"no card '{cid_name}' in this player's zones", (*base, key, cid_name))
+                if key == "pieces":
+                    for piece, count in value.items():
+                        if piece not in pack.pieces:
+                            raise _Setup(f"unknown piece '{piece}'", (*base, key, cid_name, piece))
+                        card.pieces[piece] = count
+                else:
+                    for flag in value:
+                        if flag not in pack.flags:
+                            raise _Setup(f"unknown flag '{flag}'", (*base, key, cid_name))
+                        card.flags.add(flag)
+    for card in st.cards:
+        if card.zone in linker.in_play:
+            for lst, table in ((st.live_triggers, linker.triggers), (st.live_modifiers, linker.modifiers)):
+                if table[card.defn]:
+                    lst.append(card.id)
+    return st
+
+
+def _fill_zone(st: GameState, pack: CompiledPack, index: dict, z: dict, zname: str, seat: int, content,
+               path: tuple) -> None:
+    def new(card_id: str, where: tuple) -> Card:
+        if card_id not in index:
+            from cardsmith.compiler.diagnostics import did_you_mean
+
+            hint = did_you_mean(card_id, index)
+            raise _Setup(f"the pack has no card '{card_id}'" + (f"; {hint}" if hint else ""), where)
+        c = Card(len(st.cards), index[card_id], zname, seat)
+        st.cards.append(c)
+        return c
+
+    zone = st.zones[(zname, seat)]
+    if z["kind"] == "grid":
+        if not isinstance(content, dict):
+            raise _Setup("a grid zone is described as 'row,col': card-id", path)
+        w, h = z["width"], z["height"]
+        for key, card_id in content.items():
+            try:
+                r, c = (int(x) for x in key.split(","))
+            except ValueError:
+                raise _Setup(f"grid position '{key}' should look like '1,2' (row, column)", (*path, key)) from None
+            if not (1 <= r <= h and 1 <= c <= w):
+                raise _Setup(f"grid position '{key}' is outside the {h}x{w} grid", (*path, key))
+            card = new(card_id, (*path, key))
+            card.pos = (r - 1) * w + (c - 1)
+            zone[card.pos] = card.id
+        return
+    if not isinstance(content, list):
+        raise _Setup("list the card ids in this zone", path)
+    cards = [new(cid, (*path, i)).id for i, cid in enumerate(content)]
+    if z["kind"] == "pile":
+        cards.reverse()  # listed top first; the top of a pile is the end of its list
+    zone.extend(cards)
+
+
+def _find(st: GameState, pack: CompiledPack, card_id: str, seat: int) -> Card | None:
+    for c in st.cards:
+        if pack.cards[c.defn].id == card_id and (c.seat == seat):
+            return c
+    return None
+
+
+def _zone_ids(game: Game, zname: str, seat: int) -> list[str]:
+    pack = game.pack
+    cards = [c for c in game.state.zones[(zname, seat)] if c is not None]
+    if pack.zones[zname]["kind"] == "pile":
+        cards = list(reversed(cards))
+    return [pack.cards[game.state.cards[c].defn].id for c in cards]
+
+
+def check_expectations(game: Game, expect: dict, answers_left: int) -> list[str]:
+    pack, st = game.pack, game.state
+    problems: list[str] = []
+    for seat, p in [*enumerate(expect.get("players") or []), (SHARED, expect.get("shared") or {})]:
+        who = f"player {seat}" if seat != SHARED else "shared"
+        store = st.counters[seat] if seat != SHARED else st.globals
+        for k, v in (p.get("counters") or {}).items():
+            if store.get(k, 0) != v:
+                problems.append(f"{who} {k}: expected {v}, got {store.get(k, 0)}")
+        for zname, want in (p.get("zones") or {}).items():
+            if zname not in pack.zones:
+                problems.append(f"{who}: unknown zone '{zname}'")
+                continue
+            zseat = SHARED if pack.zones[zname].get("owner", "player") == "shared" else seat
+            if pack.zones[zname]["kind"] == "grid" and isinstance(want, dict) and not set(want) & {"count", "contains",
+                                                                                                 "excludes"}:
+                w = pack.zones[zname]["width"]
+                grid = st.zones[(zname, zseat)]
+                for key, cid in want.items():
+                    r, c = (int(x) for x in key.split(","))
+                    got = grid[(r - 1) * w + (c - 1)]
+                    got_id = pack.cards[st.cards[got].defn].id if got is not None else None
+                    if got_id != cid:
+                        problems.append(f"{who} {zname} at {key}: expected {cid}, got {got_id or 'nothing'}")
+                continue
+            have = _zone_ids(game, zname, zseat)
+            if isinstance(want, list):
+                if have != want:
+                    problems.append(f"{who} {zname}: expected {want}, got {have}")
+                continue
+            if "count" in want and len(have) != want["count"]:
+                problems.append(f"{who} {zname}: expected {want['count']} cards, got {len(have)} ({have})")
+            for cid in want.get("contains", []):
+                if cid not in have:
+                    problems.append(f"{who} {zname}: expected to contain {cid}, has {have}")
+            for cid in want.get("excludes", []):
+                if cid in have:
+                    problems.append(f"{who} {zname}: expected not to contain {cid}")
+        for cid_name, pieces in (p.get("pieces") or {}).items():
+            card = _find(st, pack, cid_name, seat)
+            if card is None:
+                problems.append(f"{who}: no card '{cid_name}' to check pieces on")
+                continue
+            for piece, count in pieces.items():
+                if card.pieces.get(piece, 0) != count:
+                    problems.append(f"{who} {cid_name} {piece}: expected {count}, got {card.pieces.get(piece, 0)}")
+        for cid_name, flags in (p.get("flags") or {}).items():
+            card = _find(st, pack, cid_name, seat)
+            if card is None or set(flags) != card.flags:
+                problems.append(f"{who} {cid_name} flags: expected {sorted(flags)}, got "
+                                f"{sorted(card.flags) if card else 'no such card'}")
+        if "score" in p and seat != SHARED:
+            got = sum(st.scores[seat].values())
+            if got != p["score"]:
+                problems.append(f"{who} score: expected {p['score']}, got {got} ({st.scores[seat]})")
+        for step, v in (p.get("score-steps") or {}).items():
+            if st.scores[seat].get(step, 0) != v:
+                problems.append(f"{who} score step {step}: expected {v}, got {st.scores[seat].get(step, 0)}")
+    if "decisions-left" in expect and answers_left != expect["decisions-left"]:
+        problems.append(f"expected {expect['decisions-left']} scripted answers left over, {answers_left} were")
+    elif "decisions-left" not in expect and answers_left:
+        problems.append(f"{answers_left} scripted answers were never asked for")
+    if "winners" in expect:
+        res = game.result()
+        if res.winners != expect["winners"]:
+            problems.append(f"winners: expected {expect['winners']}, got {res.winners} (totals {res.totals})")
+    return problems
