@@ -30,6 +30,7 @@ class Outcome:
     passed: bool
     problems: list[str] = field(default_factory=list)
     cites: str = ""
+    game: Game | None = None  # the finished game, for tests that look further
 
 
 class _Setup(Exception):
@@ -122,6 +123,7 @@ def _run_one(doc: YamlDoc, path: tuple, sc: dict, res: CompileResult) -> Outcome
     except RuntimeFault as e:
         out.problems = [str(e)]
         return out
+    out.game = game
     out.problems = check_expectations(game, sc.get("expect") or {}, len(script.answers))
     out.passed = not out.problems
     return out
