@@ -312,9 +312,8 @@ class Checker:
             self.expect(f.value, "int", ctx)
         elif isinstance(f, A.FilterNot):
             self.filter(f.inner, ctx)
-        elif isinstance(f, A.NotThis):
-            if not ctx.has_this:
-                self.err(ctx, "E112", "'other than this' needs a card: it works in a card's ability", f.span)
+        elif isinstance(f, A.NotThis) and not ctx.has_this:
+            self.err(ctx, "E112", "'other than this' needs a card: it works in a card's ability", f.span)
 
     def target(self, t, ctx: Context) -> None:
         if isinstance(t, A.EachOf | A.AnyOf):
@@ -388,7 +387,8 @@ class Checker:
             return "bool"
         if e.name == "requires":
             return "bool"
-        cands = list(voc.stats) + list(voc.pieces) + [t for t, v in voc.timings.items() if v.value["kind"] == "condition"]
+        conditions = [t for t, v in voc.timings.items() if v.value["kind"] == "condition"]
+        cands = list(voc.stats) + list(voc.pieces) + conditions
         self.unknown(ctx, "card stat", e.name, cands, e.span)
         return None
 

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .diagnostics import Diagnostics, Span
+from .diagnostics import Diagnostics, Span, did_you_mean
 from .schema import validate
 from .yamlsrc import YamlDoc, load_yaml_file
 
@@ -125,8 +125,8 @@ def load_chain(folder: Path, diags: Diagnostics) -> list[PackSource] | None:
         for i, parent in enumerate(src.extends):
             ppath = _find_parent(parent, path)
             if ppath is None:
-                known = sorted(set(builtin_packs()) | {p.name for p in path.parent.iterdir() if (p / "pack.yaml").is_file()})
-                from .diagnostics import did_you_mean
+                siblings = {p.name for p in path.parent.iterdir() if (p / "pack.yaml").is_file()}
+                known = sorted(set(builtin_packs()) | siblings)
 
                 diags.error("E020", f"'extends' names no pack '{parent}'", src.pack_doc.span(("extends", i)),
                             hint=did_you_mean(parent, known) or f"known packs: {', '.join(known)}")

@@ -95,7 +95,7 @@ class _ToAst(Transformer):
     def param(self, meta, items):
         return A.Param(str(items[0])[1:], span=self._s(meta))
 
-    def _pref(kind):  # noqa: N805 - small factory for the five player references
+    def _pref(kind):
         @v_args(meta=True)
         def f(self, meta, _):
             return A.PlayerRef(kind, span=self._s(meta))
@@ -217,7 +217,7 @@ class _ToAst(Transformer):
     def card_is(self, meta, items):
         return A.CardIs(items[0], items[1], span=self._s(meta))
 
-    def _bin(op):  # noqa: N805
+    def _bin(op):
         @v_args(meta=True)
         def f(self, meta, items):
             return A.BinOp(op, items[0], items[1], span=self._s(meta))
@@ -485,7 +485,7 @@ class _ToAst(Transformer):
     def for_each(self, meta, items):
         return A.ForEach(items[0], tuple(items[1:]), span=self._s(meta))
 
-    def _rep(kind):  # noqa: N805
+    def _rep(kind):
         @v_args(meta=True)
         def f(self, meta, items):
             return A.Repeat(kind, items[0], tuple(items[1:]), span=self._s(meta))
@@ -525,9 +525,7 @@ class _ToAst(Transformer):
     def trigger(self, meta, items):
         subject, verb, *rest = items
         obj = None
-        if rest and (isinstance(rest[0], A.Query | str)) and not isinstance(rest[0], A.Node | Token):
-            obj = rest.pop(0)
-        elif rest and isinstance(rest[0], A.Query):
+        if rest and isinstance(rest[0], A.Query | str) and not isinstance(rest[0], Token):
             obj = rest.pop(0)
         return A.Trigger(subject, str(verb), obj, tuple(rest), span=self._s(meta))
 

@@ -263,6 +263,8 @@ class _Compiler:
             body = self.program(doc, apath, ctx, name)
             if body is None:
                 continue
+            if kind == "activated" and voc.activation and voc.activation.value.get("partial-rewards"):
+                body = partial_rewards(body)
             if kind == "ongoing":
                 self.live(card, body, doc, apath)
                 continue
@@ -293,6 +295,31 @@ class _Compiler:
             else:
                 self.diags.error("E111", "an ongoing ability holds only triggers ('when ...') and modifiers "
                                  "('modify ...')", s.span)
+
+
+def partial_rewards(node):
+    """Rewards taken in part: exact amounts of gains, placements and moves become 'up to'.
+    Costs (before ':') stay exact, since they are paid in full or not at all."""
+    import dataclasses
+
+    if isinstance(node, tuple):
+        return tuple(partial_rewards(n) for n in node)
+    if isinstance(node, A.Costed):
+        return dataclasses.replace(node, body=partial_rewards(node.body))
+    if isinstance(node, A.Gain | A.Place | A.Move) and node.amount.kind == "exact":
+        return dataclasses.replace(node, amount=A.Amount("up_to", node.amount.value, span=node.amount.span))
+    if isinstance(node, A.Group | A.If | A.Scoped | A.ForEach | A.Repeat | A.ChooseCard | A.May):
+        changes = {}
+        for f in dataclasses.fields(node):
+            v = getattr(node, f.name)
+            if isinstance(v, tuple) and v and isinstance(v[0], A.Node):
+                changes[f.name] = partial_rewards(v)
+            elif f.name == "body" and isinstance(v, A.Node):
+                changes[f.name] = partial_rewards(v)
+        return dataclasses.replace(node, **changes)
+    if isinstance(node, A.ChooseOne):
+        return dataclasses.replace(node, options=tuple(partial_rewards(o) for o in node.options))
+    return node
 
 
 def _leading_cost(body: tuple):

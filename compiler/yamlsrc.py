@@ -107,7 +107,7 @@ def _align(value: str, raw: str, offset: int) -> int:
             ri += 1
         elif vc.isspace():
             vi += 1
-        elif rc.isspace() or rc in "\"'|>-+" and vi == 0:
+        elif rc.isspace() or (rc in "\"'|>-+" and vi == 0):
             ri += 1
         else:
             ri += 1

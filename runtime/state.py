@@ -36,8 +36,23 @@ class Card:
 class GameState:
     """Everything that changes during a game."""
 
-    __slots__ = ("n", "counters", "globals", "params", "zones", "cards", "active", "first", "rng",
-                 "scores", "activated", "live_triggers", "live_modifiers", "over", "turn")
+    __slots__ = (
+        "activated",
+        "active",
+        "cards",
+        "counters",
+        "first",
+        "globals",
+        "live_modifiers",
+        "live_triggers",
+        "n",
+        "over",
+        "params",
+        "rng",
+        "scores",
+        "turn",
+        "zones",
+    )
 
     def __init__(self, n: int) -> None:
         self.n = n

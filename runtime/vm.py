@@ -59,7 +59,7 @@ class Decision:
 class Linked:
     """A Code with its opcodes resolved to handler functions and operands prepared."""
 
-    __slots__ = ("code", "ops", "name")
+    __slots__ = ("code", "name", "ops")
 
     def __init__(self, code: Code, ops: list[tuple]) -> None:
         self.code = code
@@ -68,7 +68,7 @@ class Linked:
 
 
 class Frame:
-    __slots__ = ("lc", "ops", "pc", "stack", "you", "it", "this", "x", "step", "depth", "refill")
+    __slots__ = ("depth", "it", "lc", "ops", "pc", "refill", "stack", "step", "this", "x", "you")
 
     def __init__(self, lc: Linked, you: int, it: int | None = None, this: int | None = None,
                  step: str | None = None, depth: int = 0) -> None:
@@ -132,7 +132,7 @@ _BIN: dict[str, Callable[[Any, Any], Any]] = {
 class Query:
     """A prepared query: zones to look in, and a predicate over cards."""
 
-    __slots__ = ("zones", "pred", "on_stack")
+    __slots__ = ("on_stack", "pred", "zones")
 
     def __init__(self, zones: list[tuple[str, str]], pred, on_stack: bool = False) -> None:
         self.zones = zones
@@ -190,7 +190,8 @@ class Linker:
             args[1] = [self.pred([f]) for f in args[1]]
         elif name in ("TAKE", "CAN_TAKE", "REVEAL"):
             src = args[0]
-            args[0] = (src["zone"][0], src["zone"][1], src["end"], self.pred(src["filters"]) if src["filters"] else None)
+            pred = self.pred(src["filters"]) if src["filters"] else None
+            args[0] = (src["zone"][0], src["zone"][1], src["end"], pred)
         elif name in ("PUT", "CAN_PUT"):
             d = args[0]
             args[0] = (d["zone"][0], d["zone"][1], d["end"])
@@ -326,7 +327,7 @@ class VM:
         if self.sync:
             return default
         f.pc -= 1  # run this instruction again, with the answer
-        self.pending = Decision(f.you if kind != "player-turn" else f.you, kind, prompt, options,
+        self.pending = Decision(f.you, kind, prompt, options,
                                 labels if labels is not None else [str(o) for o in options])
         return None
 
@@ -439,12 +440,12 @@ class VM:
             for subject, tverb, tname, pred, lc in self.linker.triggers[tcard.defn]:
                 if tverb != verb:
                     continue
-                if subject == "you" and seat != tcard.seat or subject == "opponent" and seat == tcard.seat:
+                if (subject == "you" and seat != tcard.seat) or (subject == "opponent" and seat == tcard.seat):
                     continue
                 if tname is not None and tname != name:
                     continue
-                if pred is not None and (card is None or not pred(self, f, st.cards[card])):
-                    continue
+                if pred is not None and (card is None or card == tid or not pred(self, f, st.cards[card])):
+                    continue  # a card's triggers about cards never fire for the card itself
                 started.append((lc, tcard.seat, card, tid))
         if not started:
             return None
@@ -672,7 +673,7 @@ def _neighbours(pos: int, w: int, h: int, adjacency: int) -> list[int]:
 
 def op_PATH(vm, f, ins):
     cid = f.stack[-1]
-    zname, seat, w, h, _, members = _grid(vm, ins[1], f)
+    _, _, w, h, _, members = _grid(vm, ins[1], f)
     cards = vm.state.cards
     if cid is None or cid not in members:
         f.stack[-1] = 0
@@ -973,7 +974,7 @@ def op_TAKE(vm, f, ins):
 
 def op_CAN_TAKE(vm, f, ins):
     found, _, _ = _source_candidates(vm, f, ins[1])
-    zname, mode, end, pred = ins[1]
+    zname, mode, _, pred = ins[1]
     if vm.pack.zones[zname]["kind"] == "pile" and pred is None:
         found = vm.zone_cards(zname, _owner(vm, mode, f))
     f.stack[-1] = len(found) >= f.stack[-1]
@@ -1095,6 +1096,9 @@ def op_TAKE_PIECES(vm, f, ins):
     if n <= 0:
         return None
     card.pieces[piece] -= n
+    if owned:
+        key = f"{piece}@{f.you}"
+        card.pieces[key] = max(card.pieces.get(key, 0) - n, 0)
     if vm.log is not None:
         vm.log.append(("remove", f.you, piece, n, card.defn))
     if vm.state.live_triggers:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from cardsmith.compiler import compile_pack
 from cardsmith.runtime.vm import _max_sets
-
 from helpers import VMTEST, run_scenario
 
 
@@ -104,9 +102,11 @@ def test_grid_placement_is_adjacent_after_the_first_card(tmp_path):
                                   "state": {"shared": {"zones": {"deck": ["red-a", "blue-a"]}}},
                                   "expect": {"players": [{"zones": {"board": {"2,2": "red-a", "1,2": "blue-a"}}}]}})
     assert out.problems == []
-    game = out.game
-    # after the first card only its 4 orthogonal neighbours were offered
-    assert out.passed
+    # after the first card only its orthogonal neighbours are legal: a far corner is refused
+    far = run_scenario(tmp_path, {"do": "move 2 card from top of deck to board", "players": 1,
+                                  "decisions": ["row 2, column 2", "row 3, column 3"],
+                                  "state": {"shared": {"zones": {"deck": ["red-a", "blue-a"]}}}})
+    assert not far.passed and "is not an option" in far.problems[0]
 
 
 def test_deck_refills_from_discard_when_empty(tmp_path):

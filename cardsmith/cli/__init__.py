@@ -16,7 +16,6 @@ import click
 from cardsmith import __version__
 
 
-
 class _Group(click.Group):
     def invoke(self, ctx: click.Context):
         try:

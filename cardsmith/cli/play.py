@@ -28,7 +28,8 @@ def parse_params(values: tuple[str, ...]) -> dict:
         try:
             out[k] = json.loads(raw)
         except json.JSONDecodeError:
-            raise click.BadParameter(f"value of '{k}' should be a number or a JSON list", param_hint="--param") from None
+            raise click.BadParameter(f"value of '{k}' should be a number or a JSON list",
+                                     param_hint="--param") from None
     return out
 
 
