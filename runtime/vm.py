@@ -413,7 +413,7 @@ class VM:
         else:
             new.append(cid)
         if self.log is not None:
-            self.log.append(("move", st.cards[cid].defn, card.zone, card.seat, zname, seat))
+            self.log.append(("move", self.pack.cards[card.defn].id, card.zone, card.seat, zname, seat))
         card.zone, card.seat, card.pos = zname, seat, pos
         if face is not None:
             card.face_down = face == "down"
@@ -1075,7 +1075,7 @@ def op_ADD_PIECES(vm, f, ins):
         key = f"{piece}@{f.you}"
         card.pieces[key] = card.pieces.get(key, 0) + n
     if vm.log is not None:
-        vm.log.append(("place", f.you, piece, n, card.defn))
+        vm.log.append(("place", f.you, piece, n, vm.pack.cards[card.defn].id))
     result = None
     if room is not None and n == room and piece in vm.linker.when_full:
         vm.push(vm.linker.when_full[piece], f.you, cid, cid, f.step, f.depth)
@@ -1100,7 +1100,7 @@ def op_TAKE_PIECES(vm, f, ins):
         key = f"{piece}@{f.you}"
         card.pieces[key] = max(card.pieces.get(key, 0) - n, 0)
     if vm.log is not None:
-        vm.log.append(("remove", f.you, piece, n, card.defn))
+        vm.log.append(("remove", f.you, piece, n, vm.pack.cards[card.defn].id))
     if vm.state.live_triggers:
         return vm.fire(f, "remove", f.you, cid, piece)
     return None
@@ -1127,7 +1127,7 @@ def op_MARK(vm, f, ins):
     else:
         flags.discard(ins[1])
     if vm.log is not None:
-        vm.log.append(("mark", ins[1], ins[2], vm.state.cards[cid].defn))
+        vm.log.append(("mark", ins[1], ins[2], vm.pack.cards[vm.state.cards[cid].defn].id))
     if vm.state.live_triggers:
         return vm.fire(f, ins[1] if ins[2] else f"un{ins[1]}", f.you, cid, None)
     return None
@@ -1153,7 +1153,7 @@ def op_FLIP(vm, f, ins):
     if live:
         vm._relive(card, True)
     if vm.log is not None:
-        vm.log.append(("flip", card.id, back))
+        vm.log.append(("flip", card.id, vm.pack.cards[back].id))
 
 
 def op_SCORE(vm, f, ins):
@@ -1167,7 +1167,7 @@ def op_SCORE(vm, f, ins):
 
 def op_EMIT(vm, f, ins):
     if vm.log is not None:
-        vm.log.append(("emit", ins[1], f.you, vm.state.cards[f.it].defn if f.it is not None else None))
+        vm.log.append(("emit", ins[1], f.you, vm.pack.cards[vm.state.cards[f.it].defn].id if f.it is not None else None))
     if vm.state.live_triggers:
         return vm.fire(f, ins[1], f.you, f.it, None)
     return None

@@ -45,8 +45,10 @@ def parse_params(values: tuple[str, ...]) -> dict:
               help="Safety cap per game; a capped game is scored where it stopped and reported as capped.")
 @click.option("--json", "as_json", is_flag=True, help="Print every game's result and the statistics as JSON.")
 @click.option("--progress/--no-progress", default=None, help="Show a progress bar (default: on a terminal).")
+@click.option("--log-dir", type=click.Path(file_okay=False), default=None,
+              help="Write each game's event log (JSON lines) here, as game-SEED.jsonl, for `cardsmith replay`.")
 def simulate(pack: str, games: int, players: int | None, seed: int, agents: str, params: tuple[str, ...],
-             max_decisions: int | None, as_json: bool, progress: bool | None) -> None:
+             max_decisions: int | None, as_json: bool, progress: bool | None, log_dir: str | None) -> None:
     """Play many seeded games with bots and report scores and win rates.
 
     The same pack, seed and agents give the same games, byte for byte. Timing goes to
@@ -80,7 +82,10 @@ def simulate(pack: str, games: int, players: int | None, seed: int, agents: str,
         with click.progressbar(length=games, label=f"{p.id}: {n} players", file=sys.stderr,
                                hidden=not show) as bar:
             for i in range(games):
-                results.append(play_one(p, n, seed + i, names, overrides, max_decisions))
+                if log_dir:
+                    results.append(_play_logged(p, n, seed + i, names, overrides, max_decisions, Path(log_dir)))
+                else:
+                    results.append(play_one(p, n, seed + i, names, overrides, max_decisions))
                 bar.update(1)
     except RuntimeFault as e:
         click.echo(f"{e}", err=True)
@@ -100,6 +105,57 @@ def simulate(pack: str, games: int, players: int | None, seed: int, agents: str,
             click.echo(f"  {name}: win rate {a['win_rate']:.3f}, mean score {a['mean_score']:.1f}")
         click.echo(f"  mean turns {stats['mean_turns']}, capped games {stats['capped']}")
     click.echo(f"{games} games in {elapsed:.2f}s ({games / elapsed:.1f} games/s)", err=True)
+
+
+def _play_logged(p, n, seed, names, overrides, max_decisions, folder: Path):
+    from cardsmith.runtime.agents import make_agent
+    from cardsmith.runtime.game import Game
+    from cardsmith.runtime.replay import log_text
+
+    agents = [make_agent(names[i % len(names)], seed * 7919 + i) for i in range(n)]
+    kw = {"max_decisions": max_decisions} if max_decisions else {}
+    game = Game(p, n, seed, agents, overrides, **kw)
+    result = game.play()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"game-{seed}.jsonl").write_text(log_text(game), encoding="utf-8")
+    return result
+
+
+@main.command()
+@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+def replay(logs: tuple[str, ...]) -> None:
+    """Re-run logged games and verify that each plays out exactly as logged.
+
+    The log names its pack and version; the pack must be the same version. Exit code 0
+    when every log replays identically, 1 otherwise.
+
+    \b
+    Example:
+      cardsmith simulate earth -n 3 -p 3 --log-dir logs/
+      cardsmith replay logs/game-0.jsonl
+    """
+    from cardsmith.runtime.replay import LogError, read_header
+    from cardsmith.runtime.replay import replay as run_replay
+
+    bad = 0
+    for path in logs:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+            header = read_header(text)
+            res = compile_or_exit(header["pack"])
+            report = run_replay(res.pack, text)
+        except (LogError, UnicodeDecodeError) as e:
+            click.echo(f"{path}: {e}", err=True)
+            bad += 1
+            continue
+        if report.ok:
+            click.echo(f"{path}: replayed {report.decisions} decisions, {report.lines} lines identical")
+        else:
+            bad += 1
+            where = f"line {report.first_difference}" if report.first_difference else "replay"
+            click.echo(f"{path}:{report.first_difference or 0}: differs at {where}\n  logged: "
+                       f"{report.expected[:200]}\n  replay: {report.got[:200]}")
+    sys.exit(1 if bad else 0)
 
 
 @main.command("test")
