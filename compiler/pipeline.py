@@ -312,9 +312,8 @@ def partial_rewards(node):
         changes = {}
         for f in dataclasses.fields(node):
             v = getattr(node, f.name)
-            if isinstance(v, tuple) and v and isinstance(v[0], A.Node):
-                changes[f.name] = partial_rewards(v)
-            elif f.name == "body" and isinstance(v, A.Node):
+            nested = isinstance(v, tuple) and v and isinstance(v[0], A.Node)
+            if nested or (f.name == "body" and isinstance(v, A.Node)):
                 changes[f.name] = partial_rewards(v)
         return dataclasses.replace(node, **changes)
     if isinstance(node, A.ChooseOne):

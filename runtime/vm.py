@@ -1167,7 +1167,8 @@ def op_SCORE(vm, f, ins):
 
 def op_EMIT(vm, f, ins):
     if vm.log is not None:
-        vm.log.append(("emit", ins[1], f.you, vm.pack.cards[vm.state.cards[f.it].defn].id if f.it is not None else None))
+        about = vm.pack.cards[vm.state.cards[f.it].defn].id if f.it is not None else None
+        vm.log.append(("emit", ins[1], f.you, about))
     if vm.state.live_triggers:
         return vm.fire(f, ins[1], f.you, f.it, None)
     return None
