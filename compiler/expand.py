@@ -17,6 +17,15 @@ from .parse import parse_program, parse_signature
 from .vocab import Entry, Vocabulary
 
 MAX_EXPANSION_DEPTH = 32
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(node) -> tuple[str, ...]:
+    """Names of a node's fields other than its span (cached per class: this runs for every node)."""
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node) if f.name != "span")
+    return names
 
 
 @dataclass(frozen=True)
@@ -102,15 +111,13 @@ def _substitute(node, binding: dict[str, A.CallArg]):
         if node.kind == "expr":
             return dataclasses.replace(node, value=_substitute(node.value, binding))
         return node
-    if dataclasses.is_dataclass(node) and isinstance(node, A.Node):
+    if isinstance(node, A.Node):
         changes = {}
-        for f in dataclasses.fields(node):
-            if f.name == "span":
-                continue
-            old = getattr(node, f.name)
+        for name in _child_fields(node):
+            old = getattr(node, name)
             new = _substitute(old, binding)
             if new is not old:
-                changes[f.name] = new
+                changes[name] = new
         return dataclasses.replace(node, **changes) if changes else node
     return node
 
@@ -137,16 +144,14 @@ class Expander:
             return tuple(self._walk(n, stack) for n in node)
         if isinstance(node, A.Call):
             return self._expand(node, stack)
-        if dataclasses.is_dataclass(node) and isinstance(node, A.Node):
+        if isinstance(node, A.Node):
             changes = {}
-            for f in dataclasses.fields(node):
-                if f.name == "span":
-                    continue
-                old = getattr(node, f.name)
+            for name in _child_fields(node):
+                old = getattr(node, name)
                 if isinstance(old, tuple | A.Node):
                     new = self._walk(old, stack)
                     if new is not old:
-                        changes[f.name] = new
+                        changes[name] = new
             return dataclasses.replace(node, **changes) if changes else node
         return node
 

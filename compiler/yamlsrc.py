@@ -42,6 +42,7 @@ class YamlDoc:
     key_spans: dict[Path_, Span] = field(default_factory=dict)  # path -> span of its mapping key
     _raw: dict[Path_, tuple[int, int]] = field(default_factory=dict)  # path -> source char range
     _line_starts: list[int] = field(default_factory=list)
+    _maps: dict[Path_, list[int]] = field(default_factory=dict)  # path -> value index -> source index
 
     def span(self, path: Path_) -> Span:
         """The span of the value at `path`, or of the nearest enclosing value."""
@@ -72,12 +73,16 @@ class YamlDoc:
         if rng is None or not isinstance(value, str):
             return self.span(p)
         src_start, src_end = rng
-        raw = self.text[src_start:src_end]
-        s = _align(value, raw, start)
+        m = self._maps.get(p)
+        if m is None:
+            m = self._maps[p] = _alignment(value, self.text[src_start:src_end])
+        if not m:
+            return self.span(p)
+        s = m[min(max(start, 0), len(m) - 1)]
         line, col = self._pos(src_start + s)
         if end is None or end <= start:
             return Span(self.file, line, col)
-        e = _align(value, raw, max(start, end - 1)) + 1
+        e = m[min(max(end - 1, start), len(m) - 1)] + 1
         eline, ecol = self._pos(src_start + e)
         return Span(self.file, line, col, eline, ecol)
 
@@ -91,27 +96,30 @@ class YamlDoc:
         return v
 
 
-def _align(value: str, raw: str, offset: int) -> int:
-    """Index in `raw` of the character at `offset` in `value` (whitespace-insensitive walk)."""
-    vi = ri = 0
-    offset = min(offset, max(len(value) - 1, 0))
-    last = 0
-    while vi <= offset and ri < len(raw):
-        vc = value[vi] if vi < len(value) else ""
-        rc = raw[ri]
-        if vc == rc:
+def _alignment(value: str, raw: str) -> list[int]:
+    """For each character of `value`, its index in the raw source slice.
+
+    Walks both strings together, skipping the whitespace that folding and indentation add or
+    remove and the quote or block indicators, so it works for every scalar style."""
+    out: list[int] = []
+    vi = ri = last = 0
+    nv, nr = len(value), len(raw)
+    while vi < nv:
+        vc = value[vi]
+        if ri < nr and vc == raw[ri]:
             last = ri
-            if vi == offset:
-                return ri
+            out.append(ri)
             vi += 1
             ri += 1
         elif vc.isspace():
+            out.append(last)
             vi += 1
-        elif rc.isspace() or (rc in "\"'|>-+" and vi == 0):
+        elif ri < nr:
             ri += 1
         else:
-            ri += 1
-    return last
+            out.append(last)
+            vi += 1
+    return out
 
 
 class _Builder:
