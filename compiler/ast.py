@@ -265,6 +265,7 @@ class May(Node):
 class Group(Node):
     body: tuple[Stmt, ...]
     macro: str | None = None  # set when this group is the expansion of a macro call
+    call: str | None = field(default=None, compare=False)  # the call as written, for labels and text
     span: Span = _span()
 
 

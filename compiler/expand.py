@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from . import ast as A
 from .diagnostics import Diagnostics, Span
 from .parse import parse_program, parse_signature
+from .unparse import text
 from .vocab import Entry, Vocabulary
 
 MAX_EXPANSION_DEPTH = 32
@@ -176,4 +177,4 @@ class Expander:
                 binding[macro.params[len(binding)]] = arg
         body = _substitute(macro.body.body, binding)
         body = self._walk(body, (*stack, macro.signature))
-        return A.Group(body, macro=macro.signature, span=call.span)
+        return A.Group(body, macro=macro.signature, call=text(call), span=call.span)

@@ -120,7 +120,7 @@ _T = {
     A.SetCounter: lambda n: f"set {n.name} to {text(n.value)}",
     A.Score: lambda n: f"score {_amount(n.amount)}{_per(n.per)}",
     A.May: lambda n: f"may {text(n.body)}",
-    A.Group: lambda n: f"({_body(n.body)})",
+    A.Group: lambda n: n.call if n.call else f"({_body(n.body)})",
     A.Nothing: lambda n: "nothing",
     A.Call: lambda n: " ".join([n.name, *(_call_arg(a) for a in n.args)]),
     A.Emit: lambda n: f"emit {n.event}",
