@@ -316,3 +316,43 @@ def check_expectations(game: Game, expect: dict, answers_left: int) -> list[str]
         if res.winners != expect["winners"]:
             problems.append(f"winners: expected {expect['winners']}, got {res.winners} (totals {res.totals})")
     return problems
+
+
+def scenario_game(pack_ref: str, scenario: dict) -> Game:
+    """A Game built from a pack and a scenario (a dict in the scenario-file format), ready to step.
+
+        game = scenario_game("earth", {"players": 2, "do": "red action",
+                                       "state": {"players": [{"counters": {"soil": 3}}]}})
+        decision = game.advance()      # the first Decision, or None when the program is done
+        game.decide(0)
+        game.state.counters[0]["soil"]
+
+    Raises ValueError with the diagnostics when the pack or the program does not compile."""
+    import yaml
+
+    from cardsmith.compiler.diagnostics import render_text
+    from cardsmith.compiler.yamlsrc import load_yaml_text
+
+    diags = Diagnostics()
+    res = _compiled(pack_ref, diags)
+    if not res.ok:
+        raise ValueError(render_text(res.diagnostics.sorted()))
+    sc = {"name": "api", **scenario}
+    doc = load_yaml_text(yaml.safe_dump({"pack": pack_ref, "scenarios": [sc]}), "<scenario>", diags)
+    if doc is None or not validate(doc, "scenario", diags):
+        raise ValueError(render_text(diags.items))
+    before = len(res.compiler.diags.items)
+    code = res.compiler.snippet(doc, ("scenarios", 0, "do"), "scenario")
+    new = res.compiler.diags.items[before:]
+    del res.compiler.diags.items[before:]
+    if code is None:
+        raise ValueError(render_text(new))
+    n = sc.get("players", 2)
+    try:
+        state = build_state(res.pack, n, sc)
+    except _Setup as e:
+        raise ValueError(str(e)) from None
+    game = Game(res.pack, n, sc.get("seed", 0), None, sc.get("params"), state=state)
+    game.phase = "scoring" if not sc.get("score") else "play"
+    game.vm.push(code, state.active)
+    return game

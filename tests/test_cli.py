@@ -1,0 +1,89 @@
+"""The command line: exit codes, formats, help, and no tracebacks on bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from cardsmith.cli import main
+
+from helpers import ROOT, VMTEST
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_every_command_explains_itself_with_an_example():
+    for cmd in ("validate", "compile", "disasm", "simulate", "test", "schema", "packs", "replay"):
+        res = run(cmd, "--help")
+        assert res.exit_code == 0, cmd
+        assert "Example" in res.output, f"{cmd} --help has no example"
+
+
+def test_validate_clean_pack_exits_0():
+    res = run("validate", ROOT / "cards")
+    assert res.exit_code == 0, res.output
+
+
+def test_validate_reports_errors_with_position_and_exit_1(tmp_path):
+    pack = tmp_path / "p"
+    pack.mkdir()
+    (pack / "pack.yaml").write_text("id: p\nname: P\nversion: 1.0.0\n")
+    (pack / "rules.yaml").write_text((VMTEST / "rules.yaml").read_text())
+    (pack / "cards.yaml").write_text("cards:\n  - {id: a, name: A, type: unit, abilities: {act: \"gain 2 glod\"}}\n")
+    res = run("validate", pack)
+    assert res.exit_code == 1
+    assert "cards.yaml:2:" in res.output and "error[E101]" in res.output and "did you mean 'gold'" in res.output
+    res = run("validate", pack, "--format", "json")
+    data = json.loads(res.output.split("\n1 pack")[0] if "\n1 pack" in res.output else res.output)
+    assert data[0]["code"] == "E101" and data[0]["line"] == 2
+    res = run("validate", pack, "--format", "github")
+    assert res.output.startswith("::error file=")
+
+
+def test_validate_missing_path_is_a_finding_not_a_traceback():
+    res = run("validate", "no/such/place")
+    assert res.exit_code == 1
+    assert "Traceback" not in res.output
+
+
+def test_usage_errors_exit_2():
+    assert run("simulate", "earth", "--players", "9").exit_code == 2
+    assert run("simulate", "earth", "--agents", "genius").exit_code == 2
+    assert run("simulate", "earth", "--param", "nope=1").exit_code == 2
+    assert run("disasm", "earth", "no-such-card").exit_code == 2
+
+
+def test_unknown_pack_is_reported():
+    res = run("compile", "no-such-pack")
+    assert res.exit_code == 1
+    assert "no pack 'no-such-pack'" in res.output
+
+
+def test_compile_writes_versioned_bytecode(tmp_path):
+    out = tmp_path / "earth.json"
+    assert run("compile", "earth", "-o", out).exit_code == 0
+    data = json.loads(out.read_text())
+    assert data["format"] == 1 and data["id"] == "earth" and data["cards"]
+
+
+def test_disasm_shows_source_lines():
+    res = run("disasm", "earth", "mountain-ridge")
+    assert res.exit_code == 0
+    assert "PATH" in res.output and "terrain.yaml" in res.output
+
+
+@pytest.mark.parametrize("name", ["pack", "rules", "cards", "scenario"])
+def test_schema_prints_json(name):
+    res = run("schema", name)
+    assert res.exit_code == 0
+    assert json.loads(res.output)["$schema"].startswith("https://json-schema.org/")
+
+
+def test_packs_lists_earth():
+    res = run("packs", "--json")
+    rows = json.loads(res.output)
+    assert any(r["id"] == "earth" and r["ok"] for r in rows)
