@@ -77,6 +77,14 @@ class HasNo(Node):
 
 
 @dataclass(frozen=True)
+class HasAbility(Node):
+    """`with TIMING ability`: the card has an ability of that timing (or of one that matches it)."""
+
+    timing: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class StatCmp(Node):
     stat: str
     op: str
@@ -95,7 +103,7 @@ class NotThis(Node):
     span: Span = _span()
 
 
-Filter = TraitIs | Has | HasNo | StatCmp | FilterNot | NotThis
+Filter = TraitIs | Has | HasNo | HasAbility | StatCmp | FilterNot | NotThis
 
 
 @dataclass(frozen=True)

@@ -306,6 +306,8 @@ class Checker:
             elif n in voc.trait_values and len(voc.trait_values[n]) > 1:
                 self.err(ctx, "E102", f"'{n}' is a value of several traits ({', '.join(voc.trait_values[n])}); "
                          "name the trait", f.span)
+        elif isinstance(f, A.HasAbility):
+            self.timing_name(f.timing, f.span, ctx)
         elif isinstance(f, A.StatCmp):
             if f.stat not in voc.stats and f.stat not in voc.pieces:
                 self.unknown(ctx, "stat", f.stat, list(voc.stats) + list(voc.pieces), f.span)

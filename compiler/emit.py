@@ -452,6 +452,8 @@ class Emitter:
             else:
                 inner = ["trait", voc.trait_values[n][0], [n]]
             return ["not", inner] if isinstance(f, A.HasNo) else inner
+        if isinstance(f, A.HasAbility):
+            return ["ability", f.timing]
         if isinstance(f, A.StatCmp):
             if is_const(f.value, voc) and not isinstance(f.value, A.Name):
                 return ["stat", f.stat, f.op, _const(f.value, voc)]

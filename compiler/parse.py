@@ -143,6 +143,10 @@ class _ToAst(Transformer):
         return A.HasNo(str(items[0]), span=self._s(meta))
 
     @v_args(meta=True)
+    def has_ability(self, meta, items):
+        return A.HasAbility(str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
     def stat_cmp(self, meta, items):
         return A.StatCmp(str(items[0]), str(items[1]), items[2], span=self._s(meta))
 

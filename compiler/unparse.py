@@ -97,6 +97,7 @@ _T = {
     A.TraitIs: lambda n: f"{n.trait} {' or '.join(n.values)}",
     A.Has: lambda n: n.name,
     A.HasNo: lambda n: f"no {n.name}",
+    A.HasAbility: lambda n: f"{n.timing} ability",
     A.StatCmp: lambda n: f"{n.stat} {n.op} {text(n.value)}",
     A.FilterNot: lambda n: f"not {text(n.inner)}",
     A.NotThis: lambda n: "other than this",

@@ -235,6 +235,12 @@ class Linker:
         if kind == "not":
             inner = self._filter(flt[1])
             return lambda vm, f, c: not inner(vm, f, c)
+        if kind == "ability":
+            # multicolour counts as each colour it matches (seed 000: 多色の能力 ... それぞれの色としてカウント)
+            runs = frozenset(self.run_timings.get(flt[1], [flt[1]]))
+            abilities = self.pack.cards
+            return lambda vm, f, c: not runs.isdisjoint(abilities[c.defn].abilities) or \
+                not runs.isdisjoint(abilities[c.defn].conditions)
         if kind == "not-this":
             return lambda vm, f, c: c.id != f.this
         if kind == "stat":
