@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import yaml
-
 from cardsmith.compiler import compile_pack
 from cardsmith.compiler.diagnostics import Diagnostics
 from cardsmith.compiler.packs import builtin_packs, card_files

@@ -25,7 +25,7 @@ class Node:
 
 @dataclass(frozen=True)
 class PlayerRef(Node):
-    kind: str  # you | active | left | right | first
+    kind: str  # you | active | left | right | first; in zone owners also others | all
     span: Span = _span()
 
 
@@ -301,6 +301,15 @@ class Call(Node):
 @dataclass(frozen=True)
 class Emit(Node):
     event: str
+    object: str | None = None  # "emit place ocean": triggers "when ... places an ocean" match it
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PassFirst(Node):
+    """Hand the first-player marker on (Terraforming Mars' turn order, Living Forest's sacred tree)."""
+
+    to: PlayerRef
     span: Span = _span()
 
 
@@ -464,6 +473,7 @@ class Scoped(Node):
 class ForEach(Node):
     query: Query
     body: tuple[Stmt, ...]
+    reverse: bool = False  # "from right to left": the zone's order backwards
     span: Span = _span()
 
 
@@ -498,8 +508,8 @@ class Trigger(Node):
 
 
 Stmt = (
-    Gain | Lose | Pay | SetCounter | Score | May | Group | Nothing | Call | Emit | EndGame | Shuffle
-    | Modify | ActivateTiming | ActivateCopy | Mark | Flip | Reveal | ChooseX | Move | MoveCard | Place
+    Gain | Lose | Pay | SetCounter | Score | May | Group | Nothing | Call | Emit | PassFirst | EndGame
+    | Shuffle | Modify | ActivateTiming | ActivateCopy | Mark | Flip | Reveal | ChooseX | Move | MoveCard | Place
     | Remove | Costed | If | Scoped | ForEach | Repeat | ChooseOne | ChooseCard | Trigger
 )
 

@@ -17,7 +17,8 @@ BUILTIN_WORDS = ("gain", "lose", "pay", "set", "score", "may", "emit", "end", "s
                  "mark", "unmark", "reveal", "choose", "move", "place", "remove", "if", "each", "for", "repeat",
                  "up", "when", "nothing")
 FUNCS = {"min": (2, 9), "max": (2, 9), "abs": (1, 1), "nth": (2, 2), "sets": (2, 16), "path": (2, 2),
-         "rows": (1, 1), "columns": (1, 1), "neighbours": (2, 2)}
+         "rows": (1, 1), "columns": (1, 1), "neighbours": (2, 2), "distinct": (1, 1), "occurrences": (2, 2)}
+BUILTIN_NAMES = {"player-count"}  # names every pack can use in expressions
 PLAYER_WORDS = {"you", "active", "left", "right", "first"}
 
 
@@ -116,8 +117,11 @@ class Checker:
     def s_EndGame(self, s, ctx: Context) -> None:
         pass
 
+    def s_PassFirst(self, s, ctx: Context) -> None:
+        pass
+
     def s_Shuffle(self, s: A.Shuffle, ctx: Context) -> None:
-        self.zone(s.zone, ctx)
+        self.zone(s.zone, ctx, single=True)
 
     def s_Modify(self, s: A.Modify, ctx: Context) -> None:
         if not ctx.allow_live:
@@ -158,11 +162,11 @@ class Checker:
     def s_Move(self, s: A.Move, ctx: Context) -> None:
         self.amount(s.amount, ctx)
         self.source(s.source, ctx)
-        self.zone(s.dest.zone, ctx)
+        self.zone(s.dest.zone, ctx, single=True)
 
     def s_MoveCard(self, s: A.MoveCard, ctx: Context) -> None:
         self.cardref(s.card, ctx)
-        self.zone(s.dest.zone, ctx)
+        self.zone(s.dest.zone, ctx, single=True)
 
     def s_Place(self, s: A.Place, ctx: Context) -> None:
         self.amount(s.amount, ctx)
@@ -177,6 +181,11 @@ class Checker:
         self.target(s.target, ctx)
 
     def s_Costed(self, s: A.Costed, ctx: Context) -> None:
+        if isinstance(s.cost, A.Reveal):
+            # "reveal 1 from deck: ..." names the revealed card 'it' for what follows
+            self.stmt(s.cost, ctx)
+            self.stmts(s.body, self._inner(ctx, has_it=True))
+            return
         self.cost(s.cost, ctx)
         self.stmts(s.body, self._inner(ctx))
 
@@ -260,16 +269,18 @@ class Checker:
         if name not in self.voc.timings:
             self.unknown(ctx, "timing", name, self.voc.timings, span)
 
-    def zone(self, z: A.ZoneRef, ctx: Context) -> None:
+    def zone(self, z: A.ZoneRef, ctx: Context, single: bool = False) -> None:
         entry = self.voc.zones.get(z.name)
         if entry is None:
             self.unknown(ctx, "zone", z.name, self.voc.zones, z.span)
             return
+        if single and z.player is not None and z.player.kind in ("others", "all"):
+            self.err(ctx, "E102", f"cards move to or from one zone: name one player's {z.name}", z.span)
         if z.player is not None and entry.value.get("owner", "player") == "shared":
             self.err(ctx, "E102", f"zone '{z.name}' is shared; it has no owner to name", z.span)
 
     def source(self, src: A.Source, ctx: Context) -> None:
-        self.zone(src.zone, ctx)
+        self.zone(src.zone, ctx, single=True)
         for f in src.filters:
             self.filter(f, ctx)
 
@@ -365,6 +376,8 @@ class Checker:
                 self.err(ctx, "E102", f"'{e.name}' is a list: pick one number with nth({e.name}, ...)", e.span)
                 return None
             return "int"
+        if e.name in BUILTIN_NAMES:
+            return "int"
         if e.name.startswith("$"):
             self.err(ctx, "E104", f"macro parameter '{e.name}' was not given a value", e.span)
             return None
@@ -443,6 +456,21 @@ class Checker:
             else:
                 self.query(e.args[0], ctx)
                 self._grid_query(e.args[0], ctx, e.name)
+            return "int"
+        if e.name == "distinct":
+            if not isinstance(e.args[0], A.Query):
+                self.err(ctx, "E102", "distinct() counts the different cards of a set, e.g. distinct(card in forest)",
+                         e.span)
+            else:
+                self.query(e.args[0], ctx)
+            return "int"
+        if e.name == "occurrences":
+            if not isinstance(e.args[0], A.Query) or not isinstance(e.args[1], A.TraitIs):
+                self.err(ctx, "E102", "occurrences() takes a set of cards and a trait value, e.g. "
+                         "occurrences(card in tableau, tag science)", e.span)
+            else:
+                self.query(e.args[0], ctx)
+                self.filter(e.args[1], ctx)
             return "int"
         if e.name == "nth":
             lst = e.args[0]

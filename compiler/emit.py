@@ -119,7 +119,10 @@ class Emitter:
         pass
 
     def s_Emit(self, s: A.Emit) -> None:
-        self.op("EMIT", s.event)
+        self.op("EMIT", s.event, s.object)
+
+    def s_PassFirst(self, s: A.PassFirst) -> None:
+        self.op("PASS_FIRST", s.to.kind)
 
     def s_EndGame(self, s) -> None:
         self.op("END_GAME")
@@ -234,6 +237,18 @@ class Emitter:
         self.patch(loop)
 
     def s_Costed(self, s: A.Costed) -> None:
+        if isinstance(s.cost, A.Reveal):
+            self.amount(s.cost.amount, None)
+            self.op("DUP")
+            self.op("CAN_TAKE", self.source(s.cost.source))
+            skip = self.op("JUMP_IF_NOT", None)
+            self.op("REVEAL", self.source(s.cost.source))
+            self.stmts(s.body)
+            end = self.op("JUMP", None)
+            self.patch(skip)
+            self.op("POP")
+            self.patch(end)
+            return
         uses_x = _uses_x(s.cost)
         if uses_x:
             self.op("PUSH", 0)
@@ -298,11 +313,7 @@ class Emitter:
             self.op("CAN_REMOVE", cost.piece, self.target_operand(cost.target))
             return
         if isinstance(cost, A.Mark):
-            if isinstance(cost.target, A.This):
-                self.op("THIS")
-            else:
-                self.op("IT")
-            self.op("CAN_MARK", cost.flag, cost.on)
+            self.op("CAN_MARK", cost.flag, cost.on, self.target_operand(cost.target))
             return
         self.op("PUSH", True)  # unreachable for checked programs
 
@@ -350,7 +361,10 @@ class Emitter:
         self.patch(loop)
 
     def s_ForEach(self, s: A.ForEach) -> None:
-        self.op("FOR_CARDS", self.query(s.query))
+        q = self.query(s.query)
+        if s.reverse:
+            q["reverse"] = True
+        self.op("FOR_CARDS", q)
         loop = self.op("NEXT_CARD", None)
         self.stmts(s.body)
         self.op("JUMP", loop)
@@ -418,6 +432,7 @@ class Emitter:
         self.op("PER", p.divisor)
 
     def zone(self, z: A.ZoneRef) -> list:
+        """[name, owner]: owner is shared, you, active, left, right, first, others or all."""
         owner = "shared" if self.voc.zone(z.name).get("owner", "player") == "shared" else \
             (z.player.kind if z.player else "you")
         return [z.name, owner]
@@ -494,6 +509,8 @@ class Emitter:
             self.op("COUNTER", e.name)
         elif e.name in voc.counters:
             self.op("GLOBAL", e.name)
+        elif e.name == "player-count":
+            self.op("NPLAYERS")
         else:
             self.op("PARAM", e.name)
 
@@ -545,6 +562,11 @@ class Emitter:
             self.op("NEIGHBOURS", self.query(e.args[0]))
         elif n in ("rows", "columns"):
             self.op("LINES", self.query(e.args[0]), n)
+        elif n == "distinct":
+            self.op("DISTINCT", self.query(e.args[0]))
+        elif n == "occurrences":
+            t = e.args[1]
+            self.op("OCCURRENCES", self.query(e.args[0]), t.trait, list(t.values))
 
     def e_CardIs(self, e: A.CardIs) -> None:
         self.expr(e.ref)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from . import ast as A
 from .diagnostics import Diagnostics, Span
-from .parse import parse_program, parse_signature
+from .parse import keywords, parse_program, parse_signature
 from .unparse import text
 from .vocab import Entry, Vocabulary
 
@@ -57,6 +57,13 @@ def _locator(entry: Entry, key: bool):
 def build_macros(voc: Vocabulary, diags: Diagnostics) -> dict[str, list[Macro]]:
     table: dict[str, list[Macro]] = {}
     for entry in voc.macros.values():
+        first = entry.name.split(" ", 1)[0]
+        if first in keywords():
+            diags.error("E104", f"a macro cannot start with the built-in word '{first}': every call would be "
+                        f"read as the built-in '{first}' statement", entry.key_span,
+                        hint=f"start the macro with another word, e.g. '{first}-{entry.name.split(' ')[1]}'"
+                        if " " in entry.name else "start the macro with another word")
+            continue
         sig = parse_signature(entry.name, _locator(entry, key=True), diags)
         body = parse_program(str(entry.value), _locator(entry, key=False), diags)
         if sig is None or body is None:

@@ -112,11 +112,19 @@ OPS: tuple[Op, ...] = (
     Op("CAN_REMOVE", ("piece", "target"), "n -- b", "Whether n pieces can be removed (cost check)."),
     Op("MARK", ("flag", "on"), "c --", "Set or clear a flag on a card; emits the flag's name.", "mark it tilted"),
     Op("FLIP", (), "c --", "Turn a double-sided card to its other side.", "flip it"),
-    Op("CAN_MARK", ("flag", "on"), "c -- b", "Whether the flag is not already in that state (cost check)."),
+    Op("CAN_MARK", ("flag", "on", "target"), "-- b", "Whether a target card (it, this, or any card of a "
+       "query) can be marked or unmarked, i.e. is not already in that state (cost check)."),
     Op("SCORE", (), "n --", "Add to the current player's score in the scoring step being counted.",
        "score 2 per card in tableau"),
-    Op("EMIT", ("event",), "--", "Announce an event about the current player and 'it'; triggers that match "
-       "run now.", "emit play"),
+    Op("EMIT", ("event", "object"), "--", "Announce an event about the current player and 'it', with an "
+       "optional object name; triggers that match run now.", "emit place ocean"),
+    Op("PASS_FIRST", ("who",), "--", "Hand the first-player marker to a player.",
+       "pass first player to left neighbour"),
+    Op("NPLAYERS", (), "-- n", "The number of players.", "player-count"),
+    Op("DISTINCT", ("query",), "-- n", "How many different cards (by id) a query finds.", "distinct(card in forest)"),
+    Op("OCCURRENCES", ("query", "trait", "values"), "-- n", "How many times trait values occur on the cards of "
+       "a query (a card may list a value twice).", "occurrences(card in tableau, tag science)"),
+    Op("DUP", (), "v -- v v", "Duplicate the top of the stack."),
     Op("END_GAME", (), "--", "Mark the game as over; the flow decides when it stops."),
     Op("SHUFFLE", ("zone",), "--", "Shuffle a pile with the game's seeded generator.", "shuffle deck"),
     Op("ACTIVATION", ("timing",), "-- iter", "The current player's cards with abilities of this timing (or "

@@ -32,6 +32,22 @@ def parser() -> Lark:
     )
 
 
+@cache
+def keywords() -> frozenset[str]:
+    """The words that begin a built-in statement (gain, place, each, ...): no macro may start with one."""
+    p = parser()
+    accepted = p.parse_interactive("", start="program").accepts()
+    words = set()
+    for name in accepted:
+        try:
+            pat = p.get_terminal(name).pattern
+        except KeyError:
+            continue
+        if pat.type == "str" and pat.value.isalpha():
+            words.add(pat.value)
+    return frozenset(words)
+
+
 def grammar_text() -> str:
     return GRAMMAR_PATH.read_text(encoding="utf-8")
 
@@ -340,7 +356,22 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def emit(self, meta, items):
-        return A.Emit(str(items[0]), span=self._s(meta))
+        return A.Emit(str(items[0]), str(items[1]) if len(items) > 1 else None, span=self._s(meta))
+
+    @v_args(meta=True)
+    def pass_first(self, meta, items):
+        return A.PassFirst(items[0], span=self._s(meta))
+
+    @v_args(meta=True)
+    def others(self, meta, _):
+        return A.PlayerRef("others", span=self._s(meta))
+
+    @v_args(meta=True)
+    def everyone(self, meta, _):
+        return A.PlayerRef("all", span=self._s(meta))
+
+    def reverse(self, _):
+        return _Reverse()
 
     @v_args(meta=True)
     def end_game(self, meta, _):
@@ -487,7 +518,9 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def for_each(self, meta, items):
-        return A.ForEach(items[0], tuple(items[1:]), span=self._s(meta))
+        rev = len(items) > 1 and isinstance(items[1], _Reverse)
+        body = items[2:] if rev else items[1:]
+        return A.ForEach(items[0], tuple(body), rev, span=self._s(meta))
 
     def _rep(kind):
         @v_args(meta=True)
@@ -535,6 +568,10 @@ class _ToAst(Transformer):
 
 
 class _ElseMark:
+    pass
+
+
+class _Reverse:
     pass
 
 

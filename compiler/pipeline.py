@@ -291,7 +291,10 @@ class _Compiler:
                 code = self.emitter.program(f"{card.id} when {s.subject} {s.verb}", s.body)
                 card.triggers.append(TriggerDef(s.subject, verb, name, filters, code))
             elif isinstance(s, A.Modify):
-                card.modifiers.append(ModifierDef(s.stat, self.emitter.query(s.query), const_value(s.by, self.voc)))
+                # No zones named: the modifier applies to matching cards wherever they are (e.g. in hand).
+                q = self.emitter.query(s.query) if s.query.zones else \
+                    {"zones": [], "filters": [self.emitter.filter(f) for f in s.query.filters]}
+                card.modifiers.append(ModifierDef(s.stat, q, const_value(s.by, self.voc)))
             else:
                 self.diags.error("E111", "an ongoing ability holds only triggers ('when ...') and modifiers "
                                  "('modify ...')", s.span)

@@ -41,7 +41,7 @@ def _zone(z: A.ZoneRef) -> str:
 
 
 _PREF = {"you": "you", "active": "active player", "left": "left neighbour", "right": "right neighbour",
-         "first": "first player"}
+         "first": "first player", "others": "each opponent", "all": "all players"}
 
 
 def _players(p: A.Players) -> str:
@@ -124,7 +124,8 @@ _T = {
     A.Group: lambda n: n.call if n.call else f"({_body(n.body)})",
     A.Nothing: lambda n: "nothing",
     A.Call: lambda n: " ".join([n.name, *(_call_arg(a) for a in n.args)]),
-    A.Emit: lambda n: f"emit {n.event}",
+    A.Emit: lambda n: f"emit {n.event}" + (f" {n.object}" if n.object else ""),
+    A.PassFirst: lambda n: f"pass first player to {text(n.to)}",
     A.EndGame: lambda n: "end game",
     A.Shuffle: lambda n: f"shuffle {text(n.zone)}",
     A.Modify: lambda n: f"modify {n.stat} of {_query(n.query)} by {text(n.by)}",
@@ -142,7 +143,8 @@ _T = {
     A.Costed: lambda n: f"{text(n.cost)}: {_body(n.body)}",
     A.If: lambda n: f"if {text(n.cond)}: {_body(n.then)}" + (f" else: {_body(n.otherwise)}" if n.otherwise else ""),
     A.Scoped: lambda n: f"{_players(n.players)}: {_body(n.body)}",
-    A.ForEach: lambda n: f"for each {_query(n.query)}: {_body(n.body)}",
+    A.ForEach: lambda n: f"for each {_query(n.query)}{' from right to left' if n.reverse else ''}: "
+    f"{_body(n.body)}",
     A.Repeat: lambda n: {"times": f"repeat {text(n.value)} times", "until": f"repeat until {text(n.value)}",
                          "while": f"repeat while {text(n.value)}", "up_to": f"up to {text(n.value)} times"}[n.kind]
     + f": {_body(n.body)}",

@@ -13,7 +13,7 @@ from .diagnostics import Diagnostics, Span
 from .yamlsrc import YamlDoc
 
 # Names the compiler gives meaning to; a pack cannot declare them.
-RESERVED = {"x", "it", "this", "you", "requires"}
+RESERVED = {"x", "it", "this", "you", "requires", "player-count"}
 
 
 @dataclass

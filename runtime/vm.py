@@ -132,12 +132,13 @@ _BIN: dict[str, Callable[[Any, Any], Any]] = {
 class Query:
     """A prepared query: zones to look in, and a predicate over cards."""
 
-    __slots__ = ("on_stack", "pred", "zones")
+    __slots__ = ("on_stack", "pred", "reverse", "zones")
 
-    def __init__(self, zones: list[tuple[str, str]], pred, on_stack: bool = False) -> None:
+    def __init__(self, zones: list[tuple[str, str]], pred, on_stack: bool = False, reverse: bool = False) -> None:
         self.zones = zones
         self.pred = pred
         self.on_stack = on_stack
+        self.reverse = reverse
 
 
 class Linker:
@@ -164,7 +165,8 @@ class Linker:
             [(t.subject, t.verb, t.name, self.pred(t.filters) if t.filters is not None else None, self.link(t.code))
              for t in c.triggers] for c in pack.cards]
         self.modifiers: list[list[tuple]] = [
-            [(m.stat, self.pred(m.query["filters"]), m.amount) for m in c.modifiers] for c in pack.cards]
+            [(m.stat, self.pred(m.query["filters"]), m.amount,
+              frozenset(z for z, _ in m.query["zones"]) or None) for m in c.modifiers] for c in pack.cards]
         self.on_empty = {z: self.link(c) for z, c in pack.zone_on_empty.items()}
         self.when_full = {p: self.link(c) for p, c in pack.piece_when_full.items()}
         self.in_play = {z for z, d in pack.zones.items() if d.get("in-play")}
@@ -197,15 +199,19 @@ class Linker:
             args[0] = (d["zone"][0], d["zone"][1], d["end"])
         elif name == "MATCH":
             args[0] = self.pred([args[0]])
-        elif name == "CAN_REMOVE":
-            t = args[1]
-            args[1] = t if ("it" in t or "this" in t) else self.query(t)
+        elif name in ("CAN_REMOVE", "CAN_MARK"):
+            i = 1 if name == "CAN_REMOVE" else 2
+            t = args[i]
+            args[i] = t if ("it" in t or "this" in t) else self.query(t)
+        elif name in ("DISTINCT", "OCCURRENCES"):
+            args[0] = self.query(args[0])
         return (handler, *args)
 
     def query(self, q: dict) -> Query:
         if q.get("card_on_stack"):
             return Query([], None, on_stack=True)
-        return Query([(z, o) for z, o in q["zones"]], self.pred(q["filters"]) if q["filters"] else None)
+        return Query([(z, o) for z, o in q["zones"]], self.pred(q["filters"]) if q["filters"] else None,
+                     reverse=bool(q.get("reverse")))
 
     def pred(self, filters: list):
         """A predicate (vm, frame, card) -> bool for a filter list (all must hold)."""
@@ -374,8 +380,8 @@ class VM:
                 m = cards[mid]
                 if m.seat != seat:
                     continue
-                for stat, pred, amount in mods[m.defn]:
-                    if stat == name and pred(self, _NO_FRAME, card):
+                for stat, pred, amount, zones in mods[m.defn]:
+                    if stat == name and (zones is None or card.zone in zones) and pred(self, _NO_FRAME, card):
                         value += amount
         return value
 
@@ -396,9 +402,17 @@ class VM:
         zones = self.state.zones
         pred = q.pred
         for zname, mode in q.zones:
-            for cid in zones[(zname, _owner(self, mode, f))]:
-                if cid is not None and (pred is None or pred(self, f, cards[cid])):
-                    out.append(cid)
+            if mode in ("others", "all"):
+                n = self.state.n
+                seats = [(f.you + i) % n for i in range(0 if mode == "all" else 1, n)]
+            else:
+                seats = (_owner(self, mode, f),)
+            for seat in seats:
+                for cid in zones[(zname, seat)]:
+                    if cid is not None and (pred is None or pred(self, f, cards[cid])):
+                        out.append(cid)
+        if q.reverse:
+            out.reverse()
         return out
 
     def move(self, cid: int, zname: str, seat: int, end: str | None = None, pos: int = -1,
@@ -1140,8 +1154,14 @@ def op_MARK(vm, f, ins):
 
 
 def op_CAN_MARK(vm, f, ins):
-    cid = f.stack[-1]
-    f.stack[-1] = cid is not None and ((ins[1] in vm.state.cards[cid].flags) != ins[2])
+    flag, on, target = ins[1], ins[2], ins[3]
+    cards = vm.state.cards
+    if isinstance(target, Query):
+        candidates = vm.query(target, f)
+    else:
+        cid = f.it if "it" in target else f.this
+        candidates = [cid] if cid is not None else []
+    f.stack.append(any((flag in cards[c].flags) != on for c in candidates))
 
 
 def op_FLIP(vm, f, ins):
@@ -1174,10 +1194,36 @@ def op_SCORE(vm, f, ins):
 def op_EMIT(vm, f, ins):
     if vm.log is not None:
         about = vm.pack.cards[vm.state.cards[f.it].defn].id if f.it is not None else None
-        vm.log.append(("emit", ins[1], f.you, about))
+        vm.log.append(("emit", ins[1], ins[2], f.you, about))
     if vm.state.live_triggers:
-        return vm.fire(f, ins[1], f.you, f.it, None)
+        return vm.fire(f, ins[1], f.you, f.it, ins[2])
     return None
+
+
+def op_PASS_FIRST(vm, f, ins):
+    vm.state.first = _owner(vm, ins[1], f)
+
+
+def op_NPLAYERS(vm, f, ins):
+    f.stack.append(vm.state.n)
+
+
+def op_DUP(vm, f, ins):
+    f.stack.append(f.stack[-1])
+
+
+def op_DISTINCT(vm, f, ins):
+    cards = vm.state.cards
+    defs = vm.pack.cards
+    f.stack.append(len({defs[cards[c].defn].id for c in vm.query(ins[1], f)}))
+
+
+def op_OCCURRENCES(vm, f, ins):
+    trait, values = ins[2], set(ins[3])
+    cards = vm.state.cards
+    defs = vm.pack.cards
+    found = vm.query(ins[1], f)
+    f.stack.append(sum(1 for c in found for v in defs[cards[c].defn].traits.get(trait, ()) if v in values))
 
 
 def op_END_GAME(vm, f, ins):

@@ -91,7 +91,7 @@ def test_the_hard_shapes_are_there():
     assert tm["colonizer-training-camp"]["requires"] == "oxygen <= 5"
     assert "temperature <= -12" in tm["arctic-algae"]["requires"]
     assert "count(card in tableau with tag science)" in tm["interstellar-colony-ship"]["requires"]
-    assert tm["arctic-algae"]["abilities"]["effect"].startswith("when any player places an ocean")
+    assert tm["arctic-algae"]["abilities"]["effect"].startswith("when any player gains oceans")
     assert "per 2 animal on this" in tm["small-animals"]["abilities"]["vp"]
     assert "pay X energy" in tm["power-infrastructure"]["abilities"]["action"]
     assert tm["space-station"]["abilities"]["effect"].startswith("modify cost of card")
@@ -124,3 +124,92 @@ def test_gaps_are_documented():
     for g in _gaps():
         assert g["game"] in PACKS
         assert f"`{g['id']}`" in doc, f"gap {g['id']} is not explained in GAPS.md"
+
+
+# ---------------------------------------------------------------- a few abilities, run in the VM
+
+
+def _run(tmp_path: Path, pack: str, scenario: dict):
+    from cardsmith.scenarios import run_file
+
+    f = tmp_path / "scenario.yaml"
+    f.write_text(yaml.safe_dump({"pack": str(HERE / pack), "scenarios": [{"name": "t", **scenario}]}),
+                 encoding="utf-8")
+    diags = Diagnostics()
+    outs = run_file(f, diags)
+    assert not diags.items, render_text(diags.items)
+    assert len(outs) == 1
+    return outs[0]
+
+
+RUNS = {
+    "tm-any-players-ocean-triggers-arctic-algae": ("terraforming-mars", {
+        "do": "add ocean", "players": 2,
+        "state": {"players": [{}, {"zones": {"tableau": ["arctic-algae"]}}]},
+        "expect": {"players": [{"counters": {"tr": 21}}, {"counters": {"plant": 2}}],
+                   "shared": {"counters": {"oceans": 1}}}}),
+    "tm-temperature-macro-gives-bonus-steps": ("terraforming-mars", {
+        "do": "raise temperature 3", "players": 1,
+        "state": {"shared": {"counters": {"temperature": -26}}},
+        "expect": {"players": [{"counters": {"tr": 23, "heat-production": 2}}],
+                   "shared": {"counters": {"temperature": -20}}}}),
+    "tm-vp-per-2-animals-on-the-card": ("terraforming-mars", {
+        "do": "activate a vp ability of each card in tableau", "players": 1,
+        "state": {"players": [{"zones": {"tableau": ["small-animals"]}, "pieces": {"small-animals": {"animal": 5}}}]},
+        "expect": {"players": [{"score": 2}]}}),
+    "tm-space-discount-when-playing": ("terraforming-mars", {
+        "do": "play a card", "players": 1,
+        "state": {"players": [{"counters": {"megacredit": 30},
+                               "zones": {"hand": ["miranda-resort"], "tableau": ["space-station"]}}]},
+        "expect": {"players": [{"counters": {"megacredit": 20},
+                                "zones": {"tableau": {"contains": ["miranda-resort"]}}}]}}),
+    "lf-extinguish-fires-within-the-water": ("living-forest", {
+        "do": "extinguish fire with 0", "players": 2, "decisions": [1, "Fire 2", 1, 0],
+        "state": {"players": [{"counters": {"water-total": 5}}, {}],
+                  "shared": {"zones": {"circle": ["fire-4", "fire-2", "fire-3"]}}},
+        "expect": {"players": [{"zones": {"extinguished": {"count": 2}}, "counters": {"budget": 0}}],
+                   "shared": {"zones": {"circle": ["fire-4"]}}}}),
+    "lf-attract-with-sun-from-animals-and-trees": ("living-forest", {
+        "do": "tally symbols, attract animals with 0", "players": 2, "decisions": [1, "Hedgehog", 0],
+        "state": {"players": [{"zones": {"played": ["lynx", "beetle", "tanuki"], "forest": {"1,2": "tree-3a"}}}, {}],
+                  "shared": {"zones": {"market": ["spider", "hedgehog", "woodpecker"]}}},
+        "expect": {"players": [{"counters": {"sun-total": 9, "flower-total": -1}, "zones": {"deck": ["hedgehog"]}}],
+                   "shared": {"counters": {"new-fires-2": 1}}}}),
+    "bs-second-bird-needs-two-eggs": ("birdscaping", {
+        # hand card as an egg, a tilted tree bird as an egg, a tilted garden bird as 2 food
+        "do": "play bird to tree-row with tree", "players": 2, "decisions": [0, 1, 0, 1, 2, 1, 3, 0],
+        "state": {"players": [{"zones": {"hand": ["tawny-owl", "dawn-wren"], "tree-row": ["nightjar"],
+                                         "garden-row": ["chaffinch"]},
+                               "flags": {"nightjar": ["tilted"], "chaffinch": ["tilted"]}}, {}]},
+        "expect": {"players": [{"zones": {"tree-row": ["nightjar", "tawny-owl"], "hand": []},
+                                "flags": {"nightjar": [], "chaffinch": []}}]}}),
+    "bs-short-payment-returns-the-bird": ("birdscaping", {
+        "do": "play bird to tree-row with tree", "players": 2, "decisions": [0, 1, 0, 1, 2, 0],
+        "state": {"players": [{"zones": {"hand": ["tawny-owl", "dawn-wren"], "tree-row": ["nightjar"],
+                                         "garden-row": ["chaffinch"]},
+                               "flags": {"nightjar": ["tilted"], "chaffinch": ["tilted"]}}, {}]},
+        "expect": {"players": [{"zones": {"tree-row": ["nightjar"], "hand": ["tawny-owl"]}}]}}),
+    "bs-untilting-pays-for-an-activation": ("birdscaping", {
+        "do": "activate-row pond-row", "players": 2,
+        "state": {"players": [{"zones": {"pond-row": ["kingfisher"], "tree-row": ["nightjar"]},
+                               "flags": {"nightjar": ["tilted"]}}, {}],
+                  "shared": {"zones": {"deck": ["swift", "cuckoo", "bluebird"]}}},
+        "expect": {"players": [{"zones": {"hand": ["swift", "cuckoo"]},
+                                "flags": {"nightjar": [], "kingfisher": ["tilted"]}}]}}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_ability_runs(tmp_path, name):
+    pack, scenario = RUNS[name]
+    out = _run(tmp_path, pack, scenario)
+    assert out.passed, out.problems
+
+
+def test_unpayable_untilt_cost_stops_the_ability(tmp_path):
+    out = _run(tmp_path, "birdscaping", {
+        "do": "activate-row pond-row", "players": 2,
+        "state": {"players": [{"zones": {"pond-row": ["kingfisher"], "tree-row": ["nightjar"]}}, {}],
+                  "shared": {"zones": {"deck": ["swift", "cuckoo", "bluebird"]}}},
+        "expect": {"players": [{"zones": {"hand": []}}]}})
+    assert out.passed, out.problems

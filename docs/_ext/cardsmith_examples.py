@@ -53,7 +53,6 @@ from textwrap import indent
 
 from docutils import nodes
 from docutils.parsers.rst import Directive, directives
-from docutils.statemachine import StringList
 from pygments.lexer import RegexLexer, words
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, Text, Whitespace
 from sphinx.util import logging

@@ -1,0 +1,66 @@
+"""Sphinx configuration for the cardsmith documentation.
+
+Build with warnings as errors:
+
+    sphinx-build -W -b html docs docs/_build/html
+
+The extension in _ext/ compiles every effect-language example against example-pack/,
+runs the CLI commands the pages show, and generates the opcode, schema and error-code
+references from the code, so a page that no longer matches the code fails the build.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "_ext"))
+
+from cardsmith.compiler import expand, packs, yamlsrc  # noqa: E402
+from cardsmith.compiler.opcodes import BYTECODE_VERSION  # noqa: E402
+from cardsmith.runtime import game, vm  # noqa: E402
+
+from cardsmith import __version__  # noqa: E402
+
+project = "cardsmith"
+author = "the cardsmith authors"
+copyright = "the cardsmith authors"
+release = __version__
+version = ".".join(__version__.split(".")[:2])
+
+extensions = ["sphinx_click", "cardsmith_examples"]
+
+# The pack every effect-language example is compiled against (relative to this folder).
+cardsmith_example_pack = "example-pack"
+
+exclude_patterns = ["_build", "example-pack", "first-pack", "Thumbs.db", ".DS_Store"]
+templates_path: list[str] = []
+root_doc = "index"
+highlight_language = "none"
+pygments_style = "sphinx"
+
+html_theme = "alabaster"
+html_theme_options = {
+    "description": "card games as data",
+    "fixed_sidebar": True,
+    "page_width": "1100px",
+    "sidebar_width": "230px",
+}
+html_static_path: list[str] = []
+html_title = f"cardsmith {release}"
+
+# Numbers the pages quote, taken from the code so they cannot drift.
+_numbers = {
+    "bytecode-version": BYTECODE_VERSION,
+    "step-budget": f"{vm.STEP_BUDGET:,}",
+    "max-trigger-depth": vm.MAX_TRIGGER_DEPTH,
+    "max-frames": vm.MAX_FRAMES,
+    "max-expansion-depth": expand.MAX_EXPANSION_DEPTH,
+    "max-chain": packs.MAX_CHAIN,
+    "max-file-bytes": f"{yamlsrc.MAX_FILE_BYTES:,}",
+    "max-nodes": f"{yamlsrc.MAX_NODES:,}",
+    "max-depth": yamlsrc.MAX_DEPTH,
+    "max-decisions": f"{game.DEFAULT_MAX_DECISIONS:,}",
+}
+rst_epilog = "\n".join(f".. |{k}| replace:: {v}" for k, v in _numbers.items())
