@@ -18,6 +18,7 @@ from cardsmith.compiler.schema import validate
 from cardsmith.compiler.yamlsrc import YamlDoc, load_yaml_file
 from cardsmith.runtime.agents import ScriptedAgent, ScriptExhausted, ScriptMismatch
 from cardsmith.runtime.game import Game
+from cardsmith.runtime.geometry import geometry
 from cardsmith.runtime.state import SHARED, Card, GameState
 from cardsmith.runtime.vm import RuntimeFault, linker_for
 
@@ -146,7 +147,8 @@ def build_state(pack: CompiledPack, n: int, sc: dict) -> GameState:
     for zname, z in pack.zones.items():
         seats = [SHARED] if z.get("owner", "player") == "shared" else list(range(n))
         for seat in seats:
-            st.zones[(zname, seat)] = [None] * (z["width"] * z["height"]) if z["kind"] == "grid" else []
+            geo = geometry(z)
+            st.zones[(zname, seat)] = [None] * geo.size if geo else []
     st.active = sc.get("active", 0)
     if st.active >= n:
         raise _Setup(f"active player {st.active} does not exist with {n} players", ("active",))
@@ -211,19 +213,20 @@ def _fill_zone(st: GameState, pack: CompiledPack, index: dict, z: dict, zname: s
         return c
 
     zone = st.zones[(zname, seat)]
-    if z["kind"] == "grid":
+    geo = geometry(z)
+    if geo is not None:
         if not isinstance(content, dict):
-            raise _Setup("a grid zone is described as 'row,col': card-id", path)
-        w, h = z["width"], z["height"]
+            raise _Setup("a board zone is described as 'row,col': card-id", path)
         for key, card_id in content.items():
             try:
                 r, c = (int(x) for x in key.split(","))
             except ValueError:
-                raise _Setup(f"grid position '{key}' should look like '1,2' (row, column)", (*path, key)) from None
-            if not (1 <= r <= h and 1 <= c <= w):
-                raise _Setup(f"grid position '{key}' is outside the {h}x{w} grid", (*path, key))
+                raise _Setup(f"board position '{key}' should look like '1,2' (row, column)", (*path, key)) from None
+            cell = geo.cell(r, c)
+            if cell is None:
+                raise _Setup(f"position '{key}' is not on the board of zone '{zname}'", (*path, key))
             card = new(card_id, (*path, key))
-            card.pos = (r - 1) * w + (c - 1)
+            card.pos = cell
             zone[card.pos] = card.id
         return
     if not isinstance(content, list):
@@ -263,13 +266,13 @@ def check_expectations(game: Game, expect: dict, answers_left: int) -> list[str]
                 problems.append(f"{who}: unknown zone '{zname}'")
                 continue
             zseat = SHARED if pack.zones[zname].get("owner", "player") == "shared" else seat
-            if pack.zones[zname]["kind"] == "grid" and isinstance(want, dict) and not set(want) & {"count", "contains",
-                                                                                                 "excludes"}:
-                w = pack.zones[zname]["width"]
+            geo = geometry(pack.zones[zname])
+            if geo is not None and isinstance(want, dict) and not set(want) & {"count", "contains", "excludes"}:
                 grid = st.zones[(zname, zseat)]
                 for key, cid in want.items():
                     r, c = (int(x) for x in key.split(","))
-                    got = grid[(r - 1) * w + (c - 1)]
+                    cell = geo.cell(r, c)
+                    got = grid[cell] if cell is not None else None
                     got_id = pack.cards[st.cards[got].defn].id if got is not None else None
                     if got_id != cid:
                         problems.append(f"{who} {zname} at {key}: expected {cid}, got {got_id or 'nothing'}")

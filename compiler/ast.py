@@ -110,6 +110,7 @@ Filter = TraitIs | Has | HasNo | HasAbility | StatCmp | FilterNot | NotThis
 class Query(Node):
     zones: tuple[ZoneRef, ...]  # empty: the zones the context implies
     filters: tuple[Filter, ...] = ()
+    where: Expr | None = None  # "where EXPR": a condition checked with each candidate card as 'it'
     span: Span = _span()
 
 

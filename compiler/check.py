@@ -19,6 +19,7 @@ BUILTIN_WORDS = ("gain", "lose", "pay", "set", "score", "may", "emit", "end", "s
 FUNCS = {"min": (2, 9), "max": (2, 9), "abs": (1, 1), "nth": (2, 2), "sets": (2, 16), "path": (2, 2),
          "rows": (1, 1), "columns": (1, 1), "neighbours": (2, 2), "distinct": (1, 1), "occurrences": (2, 2)}
 BUILTIN_NAMES = {"player-count"}  # names every pack can use in expressions
+CARD_PLACES = {"row", "column", "position"}  # where a card lies: its board row and column, its place in a zone
 PLAYER_WORDS = {"you", "active", "left", "right", "first"}
 
 
@@ -289,6 +290,8 @@ class Checker:
             self.zone(z, ctx)
         for f in q.filters:
             self.filter(f, ctx)
+        if q.where is not None:
+            self.expect(q.where, "bool", replace(ctx, has_it=True))
 
     def filter(self, f, ctx: Context) -> None:
         voc = self.voc
@@ -396,7 +399,7 @@ class Checker:
             self.unknown(ctx, "resource", e.name, voc.resources, e.span)
             return None
         self.cardref(e.ref, ctx)
-        if e.name in voc.stats or e.name in voc.pieces:
+        if e.name in voc.stats or e.name in voc.pieces or e.name in CARD_PLACES:
             return "int"
         if e.name in voc.timings and voc.timings[e.name].value["kind"] == "condition":
             return "bool"
@@ -503,7 +506,7 @@ class Checker:
             return "bool"
         self.expect(e.left, "int", ctx)
         self.expect(e.right, "int", ctx)
-        return "int" if e.op in "+-*/" else "bool"
+        return "int" if e.op in "+-*/%" else "bool"
 
     def e_Not(self, e: A.Not, ctx):
         self.expect(e.operand, "bool", ctx)

@@ -448,7 +448,12 @@ class Emitter:
         if not zones:
             zones = [[n, "you"] for n, e in self.voc.zones.items()
                      if e.value.get("in-play") and e.value.get("owner", "player") == "player"]
-        return {"zones": zones, "filters": [self.filter(f) for f in q.filters]}
+        out = {"zones": zones, "filters": [self.filter(f) for f in q.filters]}
+        if q.where is not None:
+            saved = (self.code, self.span)
+            out["where"] = self.expression("where", q.where).to_json()
+            self.code, self.span = saved
+        return out
 
     def filter(self, f) -> list:
         voc = self.voc
@@ -521,7 +526,9 @@ class Emitter:
             self.op("PLAYER_COUNTER", e.name)
             return
         self.expr(e.ref)
-        if e.name in voc.stats:
+        if e.name in ("row", "column", "position"):
+            self.op("PLACE_OF", e.name)
+        elif e.name in voc.stats:
             self.op("STAT", e.name)
         elif e.name in voc.pieces:
             self.op("PIECES", e.name)

@@ -40,7 +40,7 @@ OPS: tuple[Op, ...] = (
     Op("THIS", (), "-- c", "The card whose ability is running."),
     Op("X", (), "-- n", "The number X chosen for this ability.", "pay X energy: gain X mc"),
     Op("CHOOSE_X", (), "lo hi --", "The player chooses X between lo and hi.", "pay X energy", decides=True),
-    Op("BIN", ("op",), "a b -- c", "Arithmetic (+ - * / min max, / rounds down and x/0 = 0), comparison "
+    Op("BIN", ("op",), "a b -- c", "Arithmetic (+ - * / % min max; / rounds down, x/0 = x%0 = 0), comparison "
        "(= != < <= > >=) or logic (and or).", "count(card in hand) >= 2 -> BIN >="),
     Op("NOT", (), "b -- !b", "Logical not."),
     Op("NEG", (), "n -- -n", "Arithmetic negation."),
@@ -125,6 +125,8 @@ OPS: tuple[Op, ...] = (
     Op("OCCURRENCES", ("query", "trait", "values"), "-- n", "How many times trait values occur on the cards of "
        "a query (a card may list a value twice).", "occurrences(card in tableau, tag science)"),
     Op("DUP", (), "v -- v v", "Duplicate the top of the stack."),
+    Op("PLACE_OF", ("which",), "c -- n", "Where a card lies: its board row or column (1-based), or its position "
+       "in its zone (1 = top of a pile, first of a row, first cell of a board).", "column of it"),
     Op("END_GAME", (), "--", "Mark the game as over; the flow decides when it stops."),
     Op("SHUFFLE", ("zone",), "--", "Shuffle a pile with the game's seeded generator.", "shuffle deck"),
     Op("ACTIVATION", ("timing",), "-- iter", "The current player's cards with abilities of this timing (or "

@@ -139,12 +139,18 @@ class _ToAst(Transformer):
     def query(self, meta, items):
         zones: tuple = ()
         filters: tuple = ()
+        where = None
         for it in items:
-            if it and isinstance(it[0], A.ZoneRef):
+            if isinstance(it, _Where):
+                where = it.expr
+            elif it and isinstance(it[0], A.ZoneRef):
                 zones = it
             else:
                 filters = it
-        return A.Query(zones, filters, span=self._s(meta))
+        return A.Query(zones, filters, where, span=self._s(meta))
+
+    def where(self, items):
+        return _Where(items[0])
 
     @v_args(meta=True)
     def trait_is(self, meta, items):
@@ -245,6 +251,7 @@ class _ToAst(Transformer):
         return f
 
     add = _bin("+")
+    mod = _bin("%")
     sub = _bin("-")
     mul = _bin("*")
     div = _bin("/")
@@ -573,6 +580,11 @@ class _ElseMark:
 
 class _Reverse:
     pass
+
+
+class _Where:
+    def __init__(self, expr) -> None:
+        self.expr = expr
 
 
 def _diag_for(e: UnexpectedInput, text: str, locate: Locate, diags: Diagnostics, what: str) -> None:

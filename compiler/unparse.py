@@ -33,6 +33,8 @@ def _query(q: A.Query) -> str:
         s += " in " + " or ".join(text(z) for z in q.zones)
     if q.filters:
         s += " with " + " and ".join(text(f) for f in q.filters)
+    if q.where is not None:
+        s += f" where {text(q.where)}"
     return s
 
 

@@ -14,6 +14,8 @@ from .yamlsrc import YamlDoc
 
 # Names the compiler gives meaning to; a pack cannot declare them.
 RESERVED = {"x", "it", "this", "you", "requires", "player-count"}
+# Card attributes the language gives itself ("row of it"): not available as stat, piece or timing names.
+CARD_ATTRIBUTES = {"row", "column", "position"}
 
 
 @dataclass
@@ -108,7 +110,7 @@ def build_vocabulary(docs: list[YamlDoc], diags: Diagnostics) -> Vocabulary:
         v = doc.value or {}
         for sec in _SECTIONS:
             for name, val in (v.get(sec) or {}).items():
-                if name in RESERVED:
+                if name in RESERVED or (name in CARD_ATTRIBUTES and sec in ("stats", "pieces", "timings")):
                     diags.error("E107", f"'{name}' is a reserved word and cannot be declared in {sec}",
                                 doc.key_span((sec, name)))
                     continue
@@ -158,6 +160,8 @@ def _check_collisions(voc: Vocabulary, diags: Diagnostics) -> None:
         z = entry.value
         if z["kind"] == "grid" and not ("width" in z and "height" in z):
             diags.error("E109", f"grid zone '{zname}' needs a width and a height", entry.span)
+        if z["kind"] == "hex" and not z.get("rows"):
+            diags.error("E109", f"hex zone '{zname}' needs its rows (cells per row)", entry.span)
     for ctype, entry in voc.card_types.items():
         start = entry.value.get("start")
         if start and start not in voc.zones:

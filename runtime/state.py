@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 from cardsmith.compiler.bytecode import CompiledPack
 
+from .geometry import geometry
+
 SHARED = -1
 
 
@@ -102,9 +104,9 @@ def new_state(pack: CompiledPack, n: int, seed: int, params: dict | None = None)
     s.globals = {name: decl.get("start", 0) for name, decl in pack.counters.items()}
     for zname, z in pack.zones.items():
         seats = [SHARED] if z.get("owner", "player") == "shared" else list(range(n))
+        geo = geometry(z)
         for seat in seats:
-            size = z["width"] * z["height"] if z["kind"] == "grid" else 0
-            s.zones[(zname, seat)] = [None] * size
+            s.zones[(zname, seat)] = [None] * geo.size if geo else []
     index = {c.id: i for i, c in enumerate(pack.cards)}
     for defn in pack.cards:
         if defn.is_back or defn.type is None:
@@ -112,8 +114,18 @@ def new_state(pack: CompiledPack, n: int, seed: int, params: dict | None = None)
         start = pack.card_types.get(defn.type, {}).get("start")
         if start is None:
             continue
+        zone = s.zones[(start, SHARED)]
+        cells = geometry(pack.zones[start]) is not None
         for _ in range(defn.copies):
             cid = len(s.cards)
-            s.cards.append(Card(cid, index[defn.id], start, SHARED))
-            s.zones[(start, SHARED)].append(cid)
+            card = Card(cid, index[defn.id], start, SHARED)
+            s.cards.append(card)
+            if cells:
+                # A board's cards (e.g. the spaces of a map) fill its cells in the order they are listed.
+                if None not in zone:
+                    raise ValueError(f"more {defn.type} cards than cells in zone '{start}'")
+                card.pos = zone.index(None)
+                zone[card.pos] = cid
+            else:
+                zone.append(cid)
     return s

@@ -19,6 +19,7 @@ from typing import Any
 from cardsmith.compiler.bytecode import CardDef, Code, CompiledPack
 from cardsmith.compiler.diagnostics import Span
 
+from .geometry import geometry
 from .state import SHARED, Card, GameState
 
 STEP_BUDGET = 2_000_000  # instructions between two decisions
@@ -125,6 +126,7 @@ def _div(a: int, b: int) -> int:
 
 _BIN: dict[str, Callable[[Any, Any], Any]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": _div,
+    "%": lambda a, b: a % b if b else 0,
     "min": min, "max": max, "and": lambda a, b: bool(a and b), "or": lambda a, b: bool(a or b), **_CMP,
 }
 
@@ -170,6 +172,8 @@ class Linker:
         self.on_empty = {z: self.link(c) for z, c in pack.zone_on_empty.items()}
         self.when_full = {p: self.link(c) for p, c in pack.piece_when_full.items()}
         self.in_play = {z for z, d in pack.zones.items() if d.get("in-play")}
+        self.geo = {z: geometry(d) for z, d in pack.zones.items()}
+        self.ortho = {z: geometry({**d, "adjacency": 4}) for z, d in pack.zones.items()}
 
     def link(self, code: Code) -> Linked:
         key = id(code)
@@ -210,8 +214,15 @@ class Linker:
     def query(self, q: dict) -> Query:
         if q.get("card_on_stack"):
             return Query([], None, on_stack=True)
-        return Query([(z, o) for z, o in q["zones"]], self.pred(q["filters"]) if q["filters"] else None,
-                     reverse=bool(q.get("reverse")))
+        pred = self.pred(q["filters"]) if q["filters"] else None
+        if q.get("where"):
+            where = self.link(Code.from_json(q["where"]))
+            base = pred
+
+            def pred(vm, f, c, base=base, where=where):
+                return (base is None or base(vm, f, c)) and bool(vm.eval_sync(where, f.you, c.id, f.this))
+
+        return Query([(z, o) for z, o in q["zones"]], pred, reverse=bool(q.get("reverse")))
 
     def pred(self, filters: list):
         """A predicate (vm, frame, card) -> bool for a filter list (all must hold)."""
@@ -388,8 +399,7 @@ class VM:
     def label(self, cid: int) -> str:
         c = self.state.cards[cid]
         d = self.pack.cards[c.defn]
-        where = f" at row {c.pos // self.pack.zones[c.zone]['width'] + 1}, column " \
-                f"{c.pos % self.pack.zones[c.zone]['width'] + 1}" if c.pos >= 0 else ""
+        where = f" at {self.linker.geo[c.zone].label(c.pos)}" if c.pos >= 0 else ""
         return f"{d.name} ({d.id}){where}"
 
     # --- zones
@@ -605,6 +615,28 @@ def op_STAT(vm, f, ins):
     f.stack[-1] = 0 if cid is None else vm.stat(vm.state.cards[cid], ins[1], f.you)
 
 
+def op_PLACE_OF(vm, f, ins):
+    cid = f.stack[-1]
+    if cid is None:
+        f.stack[-1] = 0
+        return
+    card = vm.state.cards[cid]
+    geo = vm.linker.geo.get(card.zone)
+    if ins[1] == "position":
+        if card.pos >= 0:
+            f.stack[-1] = card.pos + 1
+        else:
+            zone = vm.state.zones[(card.zone, card.seat)]
+            i = zone.index(cid)
+            f.stack[-1] = (len(zone) - i) if vm.pack.zones[card.zone]["kind"] == "pile" else i + 1
+        return
+    if geo is None or card.pos < 0:
+        f.stack[-1] = 0
+        return
+    r, c = geo.row_col(card.pos)
+    f.stack[-1] = r if ins[1] == "row" else c
+
+
 def op_PIECES(vm, f, ins):
     cid = f.stack[-1]
     name = ins[1]
@@ -671,29 +703,17 @@ def _max_sets(fits: list[list[int]], nslots: int) -> int:
     return 0
 
 
-def _grid(vm: VM, q: Query, f: Frame) -> tuple[str, int, int, int, int, set[int]]:
+def _board(vm: VM, q: Query, f: Frame):
+    """The one board zone (grid or hex) a query looks in: name, owner seat, geometry, matching cards."""
     zname, mode = q.zones[0]
     seat = _owner(vm, mode, f)
-    z = vm.pack.zones[zname]
-    members = set(vm.query(q, f))
-    return zname, seat, z["width"], z["height"], z.get("adjacency", 4), members
-
-
-def _neighbours(pos: int, w: int, h: int, adjacency: int) -> list[int]:
-    r, c = divmod(pos, w)
-    out = []
-    for dr in (-1, 0, 1):
-        for dc in (-1, 0, 1):
-            if (dr or dc) and (adjacency == 8 or not (dr and dc)):
-                rr, cc = r + dr, c + dc
-                if 0 <= rr < h and 0 <= cc < w:
-                    out.append(rr * w + cc)
-    return out
+    return zname, seat, vm.linker.geo[zname], set(vm.query(q, f))
 
 
 def op_PATH(vm, f, ins):
     cid = f.stack[-1]
-    _, _, w, h, _, members = _grid(vm, ins[1], f)
+    zname, _, _, members = _board(vm, ins[1], f)
+    ortho = vm.linker.ortho[zname]  # paths run orthogonally on a grid, to any side on a hex board
     cards = vm.state.cards
     if cid is None or cid not in members:
         f.stack[-1] = 0
@@ -701,22 +721,12 @@ def op_PATH(vm, f, ins):
     cells = {cards[m].pos for m in members}
     start = cards[cid].pos
     best = 0
-
-    def extend(pos: int, seen: set[int]) -> int:
-        longest = 0
-        for nb in _neighbours(pos, w, h, 4):
-            if nb in cells and nb not in seen:
-                seen.add(nb)
-                longest = max(longest, 1 + extend(nb, seen))
-                seen.discard(nb)
-        return longest
-
     # The longest simple path through `start`: the best pair of disjoint arms from it.
     arms: list[tuple[int, frozenset[int]]] = []
 
     def arms_from(pos: int, seen: list[int]) -> None:
         arms.append((len(seen), frozenset(seen)))
-        for nb in _neighbours(pos, w, h, 4):
+        for nb in ortho.neighbours[pos]:
             if nb in cells and nb not in seen and nb != start:
                 seen.append(nb)
                 arms_from(nb, seen)
@@ -737,24 +747,21 @@ def op_PATH(vm, f, ins):
 
 
 def op_LINES(vm, f, ins):
-    zname, seat, w, h, _, members = _grid(vm, ins[1], f)
+    zname, seat, geo, members = _board(vm, ins[1], f)
     grid = vm.state.zones[(zname, seat)]
-    if ins[2] == "rows":
-        lines = [[grid[r * w + c] for c in range(w)] for r in range(h)]
-    else:
-        lines = [[grid[r * w + c] for r in range(h)] for c in range(w)]
-    f.stack.append(sum(1 for line in lines if all(c is not None and c in members for c in line)))
+    lines = geo.rows if ins[2] == "rows" else geo.columns
+    f.stack.append(sum(1 for line in lines if all(grid[c] is not None and grid[c] in members for c in line)))
 
 
 def op_NEIGHBOURS(vm, f, ins):
     cid = f.stack[-1]
-    zname, seat, w, h, adj, members = _grid(vm, ins[1], f)
+    zname, seat, geo, members = _board(vm, ins[1], f)
     card = vm.state.cards[cid] if cid is not None else None
     if card is None or card.zone != zname or card.pos < 0:
         f.stack[-1] = 0
         return
     grid = vm.state.zones[(zname, seat)]
-    f.stack[-1] = sum(1 for nb in _neighbours(card.pos, w, h, adj) if grid[nb] is not None and grid[nb] in members)
+    f.stack[-1] = sum(1 for nb in geo.neighbours[card.pos] if grid[nb] is not None and grid[nb] in members)
 
 
 def op_JUMP(vm, f, ins):
@@ -1005,8 +1012,8 @@ def _legal_cells(vm: VM, zname: str, seat: int) -> list[int]:
     grid = vm.state.zones[(zname, seat)]
     free = [i for i, c in enumerate(grid) if c is None]
     if z.get("placement", "anywhere") == "adjacent" and len(free) < len(grid):
-        w, h, adj = z["width"], z["height"], z.get("adjacency", 4)
-        free = [i for i in free if any(grid[nb] is not None for nb in _neighbours(i, w, h, adj))]
+        geo = vm.linker.geo[zname]
+        free = [i for i in free if any(grid[nb] is not None for nb in geo.neighbours[i])]
     return free
 
 
@@ -1017,13 +1024,13 @@ def op_PUT(vm, f, ins):
         return None
     seat = _owner(vm, mode, f)
     z = vm.pack.zones[zname]
-    if z["kind"] == "grid":
+    geo = vm.linker.geo[zname]
+    if geo is not None:
         cells = _legal_cells(vm, zname, seat)
         if not cells:
             return None  # no legal place: the card stays where it is
-        w = z["width"]
         a = vm.decide(f, "cell", f"where to put {vm.pack.cards[vm.state.cards[cid].defn].name}", cells,
-                      [f"row {c // w + 1}, column {c % w + 1}" for c in cells])
+                      [geo.label(c) for c in cells])
         if a is None:
             return SUSPEND
         vm.move(cid, zname, seat, pos=cells[a], face=face)
@@ -1038,7 +1045,7 @@ def op_CAN_PUT(vm, f, ins):
     zname, mode, _ = ins[1]
     seat = _owner(vm, mode, f)
     z = vm.pack.zones[zname]
-    if z["kind"] == "grid":
+    if vm.linker.geo[zname] is not None:
         f.stack.append(bool(_legal_cells(vm, zname, seat)))
     elif z["kind"] == "slot":
         f.stack.append(not vm.zone_cards(zname, seat))

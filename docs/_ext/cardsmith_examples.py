@@ -192,6 +192,13 @@ def _card_codes(card):
         yield f"modifier: {m.stat} {m.amount:+d} for cards matching {json.dumps(m.query['filters'])}", None
 
 
+def _is_condition_timing(comp: ExampleCompiler, timing: str | None) -> bool:
+    if timing is None:
+        return False
+    entry = comp.result.compiler.voc.timings.get(timing)
+    return entry is not None and entry.value.get("kind") == "condition"
+
+
 def _listing(entries) -> str:
     out = []
     for label, code in entries:
@@ -220,6 +227,45 @@ def _compiler(env) -> ExampleCompiler:
 def _pack_files(env) -> list[Path]:
     pack = Path(env.srcdir) / env.config.cardsmith_example_pack
     return sorted(pack.glob("*.yaml"))
+
+
+def grammar_forms() -> set[str]:
+    """Every statement and expression form of the grammar: the tree-node names a parse can
+    produce (aliases and rule names that are not inlined), and 'fn:NAME' per built-in function."""
+    from cardsmith.compiler.parse import parser
+
+    p = parser()
+    forms: set[str] = set()
+    for r in p.rules:
+        name = str(getattr(r.origin.name, "value", r.origin.name))
+        if name == "fname":
+            forms.update(f"fn:{p.get_terminal(s.name).pattern.value}" for s in r.expansion)
+            continue
+        if r.alias:
+            forms.add(str(r.alias))
+            continue
+        kept = [s for s in r.expansion if not getattr(s, "filter_out", False)]
+        if name.startswith("_") or (r.options.expand1 and len(kept) <= 1):
+            continue
+        forms.add(name)
+    return forms - {"program", "signature", "expression"}
+
+
+def used_forms(program: str, start: str) -> set[str]:
+    from lark import Tree
+
+    from cardsmith.compiler.parse import parser
+
+    try:
+        tree = parser().parse(program, start=start)
+    except Exception:  # noqa: BLE001 - a failing example covers nothing
+        return set()
+    out = set()
+    for t in tree.iter_subtrees():
+        out.add(str(t.data))
+        if str(t.data) == "func" and t.children and isinstance(t.children[0], Tree):
+            out.add(f"fn:{t.children[0].children[0]}")
+    return out
 
 
 class EffectExample(Directive):
@@ -258,6 +304,12 @@ class EffectExample(Directive):
                 raise self.error(f"effect example should fail with {expect} but compiles:\n\n{program}")
             if expect not in {d.code for d in errors}:
                 raise self.error(f"effect example should fail with {expect}, got:\n" + "\n".join(shown))
+        if expect is None:
+            context = self.options.get("context", "flow")
+            start = "expression" if context in ("value", "condition") or _is_condition_timing(
+                comp, self.options.get("timing")) else "program"
+            covered = env.__dict__.setdefault("cardsmith_forms", {})
+            covered.setdefault(env.docname, set()).update(used_forms(program, start))
         out: list[nodes.Node] = []
         block = nodes.literal_block(program, program)
         block["language"] = "cardsmith"
@@ -400,9 +452,9 @@ class _Schema:
     def resolve(self, s: dict) -> dict:
         seen = 0
         while "$ref" in s and seen < 20:
-            ref = s["$ref"]
+            ref = s["$ref"].split("#", 1)[-1]  # "#/$defs/x" or "<$id>#/$defs/x"
             target = self.root
-            for part in ref.lstrip("#/").split("/"):
+            for part in ref.strip("/").split("/"):
                 target = target[part]
             merged = {**target, **{k: v for k, v in s.items() if k != "$ref"}}
             s = merged
@@ -511,14 +563,16 @@ class SchemaDirective(Directive):
     has_content = False
 
     def run(self):
-        from cardsmith.compiler.schema import SCHEMA_DIR, SCHEMA_NAMES, schema
+        from cardsmith.compiler.schema import SCHEMA_DIR, SCHEMA_NAMES
 
         name = self.arguments[0]
         if name not in SCHEMA_NAMES:
             raise self.error(f"no schema '{name}'; schemas: {', '.join(SCHEMA_NAMES)}")
         env = self.state.document.settings.env
-        env.note_dependency(str(Path(SCHEMA_DIR) / f"{name}.schema.json"))
-        root = schema(name)
+        path = Path(SCHEMA_DIR) / f"{name}.schema.json"
+        env.note_dependency(str(path))
+        # read the file itself: the compiler's cached copy may have been rewritten by a validator
+        root = json.loads(path.read_text(encoding="utf-8"))
         sch = _Schema(root)
         out: list[nodes.Node] = []
         if root.get("description"):
@@ -575,6 +629,55 @@ class CommandDirective(Directive):
         return [block]
 
 
+# ---------------------------------------------------------------------------- bytecode layout
+
+
+def _json_keys(comp: ExampleCompiler, what: str) -> list[str]:
+    data = comp.result.pack.to_json()
+    if what == "pack":
+        return list(data)
+    if what == "card":
+        return list(data["cards"][0])
+    if what == "code":
+        return list(data["game"])
+    if what == "trigger":
+        card = next(c for c in data["cards"] if c["triggers"])
+        return list(card["triggers"][0])
+    if what == "scoring-step":
+        return list(data["scoring"][0])
+    raise ValueError(what)
+
+
+class JsonKeys(Directive):
+    """A definition list of the keys of a compiled-pack JSON object; the build fails when the
+    keys it documents are not exactly the keys the compiler writes."""
+
+    has_content = True
+    required_arguments = 1  # pack | card | code | trigger | scoring-step
+
+    def run(self):
+        env = self.state.document.settings.env
+        from cardsmith.compiler import bytecode
+
+        env.note_dependency(bytecode.__file__)
+        comp = _compiler(env)
+        if not comp.ok:
+            raise self.error("the documentation pack does not compile:\n" + comp.pack_errors())
+        try:
+            actual = _json_keys(comp, self.arguments[0])
+        except (ValueError, StopIteration):
+            raise self.error(f"cannot list the keys of '{self.arguments[0]}'") from None
+        holder = nodes.container()
+        self.state.nested_parse(self.content, self.content_offset, holder)
+        documented = [t.astext().split()[0].strip("`") for t in holder.findall(nodes.term)]
+        missing = [k for k in actual if k not in documented]
+        extra = [k for k in documented if k not in actual]
+        if missing or extra:
+            raise self.error(f"the {self.arguments[0]} keys documented here differ from the compiler's: "
+                             f"undocumented {missing}, not written by the compiler {extra}")
+        return holder.children
+
+
 # ---------------------------------------------------------------------------- diagnostic codes
 
 
@@ -621,13 +724,17 @@ def source_codes() -> dict[str, list[tuple[str, str]]]:
         except (OSError, SyntaxError):
             continue
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr in ("error", "warning") and len(node.args) >= 2
-                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
-                    and _CODE.match(node.args[0].value)):
-                msg = _message_template(node.args[1])
-                rel = f"{path.relative_to(root).as_posix()}:{node.lineno}"
-                found.setdefault(node.args[0].value, []).append((msg, rel))
+            # diags.error("E101", message, ...) and checker.err(ctx, "E102", message, ...)
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("error", "warning", "err")):
+                continue
+            for i, arg in enumerate(node.args[:2]):
+                if (isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _CODE.match(arg.value)
+                        and len(node.args) > i + 1):
+                    msg = _message_template(node.args[i + 1])
+                    rel = f"{path.relative_to(root).as_posix()}:{node.lineno}"
+                    found.setdefault(arg.value, []).append((msg, rel))
+                    break
     vm = root / "runtime" / "vm.py"
     if vm.is_file():
         for m in re.finditer(r"error\[(R\d{3})\]", vm.read_text(encoding="utf-8")):
@@ -670,17 +777,31 @@ class ErrorCode(Directive):
         return [dl]
 
 
+_ENV_TABLES = ("cardsmith_documented_codes", "cardsmith_forms")
+
+
 def _purge_codes(app, env, docname):
-    codes = getattr(env, "cardsmith_documented_codes", None)
-    if codes:
-        codes.pop(docname, None)
+    for attr in _ENV_TABLES:
+        table = getattr(env, attr, None)
+        if table:
+            table.pop(docname, None)
 
 
 def _merge_codes(app, env, docnames, other):
-    theirs = getattr(other, "cardsmith_documented_codes", {})
-    if not hasattr(env, "cardsmith_documented_codes"):
-        env.cardsmith_documented_codes = {}
-    env.cardsmith_documented_codes.update(theirs)
+    for attr in _ENV_TABLES:
+        theirs = getattr(other, attr, {})
+        mine = env.__dict__.setdefault(attr, {})
+        mine.update({d: v for d, v in theirs.items() if d in docnames})
+
+
+def _check_forms(app, env):
+    covered = getattr(env, "cardsmith_forms", None)
+    if not covered:
+        return  # a partial build without the examples
+    used = set().union(*covered.values())
+    missing = sorted(grammar_forms() - used)
+    if missing:
+        logger.warning("grammar forms without a compiled '.. effect-example::': " + ", ".join(missing))
 
 
 def _check_codes(app, env):
@@ -705,7 +826,9 @@ def setup(app):
     app.add_directive("cardsmith-schema", SchemaDirective)
     app.add_directive("cardsmith-command", CommandDirective)
     app.add_directive("cardsmith-error-code", ErrorCode)
+    app.add_directive("cardsmith-json-keys", JsonKeys)
     app.connect("env-purge-doc", _purge_codes)
     app.connect("env-merge-info", _merge_codes)
     app.connect("env-check-consistency", _check_codes)
+    app.connect("env-check-consistency", _check_forms)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
