@@ -490,9 +490,10 @@ class Checker:
         if len(q.zones) != 1 or self.voc.zones.get(q.zones[0].name) is None:
             self.err(ctx, "E102", f"{fn}() works on exactly one grid zone", q.span)
             return
-        if self.voc.zones[q.zones[0].name].value["kind"] != "grid":
-            self.err(ctx, "E102", f"{fn}() needs a grid zone; '{q.zones[0].name}' is a "
-                     f"{self.voc.zones[q.zones[0].name].value['kind']}", q.span)
+        kind = self.voc.zones[q.zones[0].name].value["kind"]
+        if kind not in ("grid", "hex") or (fn == "columns" and kind == "hex"):
+            self.err(ctx, "E102", f"{fn}() needs a {'grid' if fn == 'columns' else 'grid or hex'} zone; "
+                     f"'{q.zones[0].name}' is a {kind}", q.span)
 
     def e_CardIs(self, e: A.CardIs, ctx):
         self.cardref(e.ref, ctx)

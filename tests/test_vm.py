@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from cardsmith.compiler import compile_pack
 from cardsmith.runtime.vm import _max_sets
-from helpers import VMTEST, run_scenario
+from helpers import ROOT, VMTEST, run_scenario
 
 
 def counters(out, seat=0):
@@ -150,3 +150,67 @@ def test_compiled_pack_round_trips_through_json():
     assert again.to_json() == pack.to_json()
     for _, code in pack.codes():
         assert validate_code(code) == []
+
+
+def test_hex_neighbours_and_where(tmp_path):
+    # map rows 2,3,2: cells 0 1 / 2 3 4 / 5 6; the centre (3) touches all six others
+    spaces = {"1,1": "s1", "1,2": "s2", "2,1": "s3", "2,2": "s4", "2,3": "s5", "3,1": "s6", "3,2": "s7"}
+    out = run_scenario(tmp_path, {
+        "do": "for each card in map where neighbours(card in map, it) = 6: gain vp of it gold, "
+              "gain count(card in map where column of it = 1) wood",
+        "players": 1, "state": {"shared": {"zones": {"map": spaces}}}})
+    assert out.problems == []
+    assert counters(out)["gold"] == 2  # only s4 has six neighbours
+    assert counters(out)["wood"] == 3  # s1, s3, s6 are first in their rows
+
+
+def test_from_geometry_matches_the_tharsis_board():
+    import json
+
+    from cardsmith.runtime.geometry import geometry
+
+    ref = ROOT.parent / "shared" / "reference" / "terraforming-mars" / "tharsis_board.json"
+    if not ref.exists():
+        pytest.skip("reference data not present")
+    data = json.loads(ref.read_text())
+    g = geometry({"kind": "hex", "rows": [5, 6, 7, 8, 9, 8, 7, 6, 5]})
+    ids = [s["id"] for s in data["spaces"]]
+    for i, sid in enumerate(ids):
+        assert sorted(g.neighbours[i]) == sorted(ids.index(x) for x in data["adjacency_list"][sid])
+
+
+def test_occurrences_distinct_and_modulo(tmp_path):
+    out = run_scenario(tmp_path, {
+        "do": "gain occurrences(card in row, tag science) gold, gain distinct(card in row) wood, gain 7 % 3 vp",
+        "players": 1, "state": {"players": [{"zones": {"row": ["lab", "probe", "lab"]}}]}})
+    assert counters(out)["gold"] == 5 and counters(out)["wood"] == 2 and counters(out)["vp"] == 1
+
+
+def test_event_with_an_object_fires_matching_triggers(tmp_path):
+    out = run_scenario(tmp_path, {"do": "emit place city, emit place forest", "players": 2,
+                                  "state": {"players": [{}, {"zones": {"row": ["announcer"]}}]}})
+    assert out.game.state.counters[1]["gold"] == 1
+
+
+def test_queries_over_every_opponent_and_pass_first(tmp_path):
+    out = run_scenario(tmp_path, {
+        "do": "gain count(card in row of each opponent) gold, gain count(card in row of all players) wood, "
+              "pass first player to left neighbour",
+        "players": 3, "state": {"players": [{"zones": {"row": ["lab"]}}, {"zones": {"row": ["lab", "probe"]}},
+                                            {"zones": {"row": ["probe"]}}]}})
+    assert counters(out)["gold"] == 3 and counters(out)["wood"] == 4
+    assert out.game.state.first == 1
+
+
+def test_reveal_names_the_card(tmp_path):
+    out = run_scenario(tmp_path, {"do": "reveal 1 from deck: if it is colour blue: gain 3 gold", "players": 1,
+                                  "state": {"shared": {"zones": {"deck": ["blue-a", "red-a"]}}}})
+    assert counters(out)["gold"] == 3
+    assert [c for c in out.game.vm.zone_cards("deck", -1)]  # revealing moves nothing
+
+
+def test_for_each_from_right_to_left(tmp_path):
+    out = run_scenario(tmp_path, {"do": "for each card in row from right to left: mark it tilted, emit seen",
+                                  "players": 1, "state": {"players": [{"zones": {"row": ["red-a", "red-b", "lab"]}}]}})
+    seen = [e[4] for e in out.game.events if e[0] == "emit"]
+    assert seen == ["lab", "red-b", "red-a"]

@@ -669,7 +669,7 @@ class JsonKeys(Directive):
             raise self.error(f"cannot list the keys of '{self.arguments[0]}'") from None
         holder = nodes.container()
         self.state.nested_parse(self.content, self.content_offset, holder)
-        documented = [t.astext().split()[0].strip("`") for t in holder.findall(nodes.term)]
+        documented = [lit.astext() for t in holder.findall(nodes.term) for lit in t.findall(nodes.literal)]
         missing = [k for k in actual if k not in documented]
         extra = [k for k in documented if k not in actual]
         if missing or extra:
