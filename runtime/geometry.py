@@ -79,7 +79,7 @@ def _hex(lengths: tuple[int, ...]) -> Geometry:
             cell += 1
         rows.append(tuple(row))
     nbs = []
-    for (x, y), c in sorted(coords.items(), key=lambda kv: kv[1]):
+    for (x, y), _ in sorted(coords.items(), key=lambda kv: kv[1]):
         out = [coords[p] for p in ((x - 1, y - 1), (x + 1, y - 1), (x + 2, y), (x + 1, y + 1), (x - 1, y + 1),
                                     (x - 2, y)) if p in coords]
         nbs.append(tuple(out))
