@@ -81,15 +81,11 @@ class Emitter:
             getattr(self, f"s_{type(s).__name__}")(s)
 
     def s_Gain(self, s: A.Gain) -> None:
-        self.amount(s.amount, s.resource)
-        if s.per:
-            self.per(s.per)
+        self.amount(s.amount, s.resource, s.per)
         self.op("GAIN", s.resource)
 
     def s_Lose(self, s: A.Lose) -> None:
-        self.amount(s.amount, s.resource)
-        if s.per:
-            self.per(s.per)
+        self.amount(s.amount, s.resource, s.per)
         self.op("LOSE", s.resource)
 
     def s_Pay(self, s: A.Pay) -> None:
@@ -101,9 +97,7 @@ class Emitter:
         self.op("SET", s.name)
 
     def s_Score(self, s: A.Score) -> None:
-        self.amount(s.amount, None)
-        if s.per:
-            self.per(s.per)
+        self.amount(s.amount, None, s.per)
         self.op("SCORE")
 
     def s_May(self, s: A.May) -> None:
@@ -159,6 +153,8 @@ class Emitter:
 
     def s_Move(self, s: A.Move) -> None:
         src = self.source(s.source)
+        if s.amount.kind == "all":
+            src["all"] = True  # everything goes: nobody chooses which card first
         optional = s.amount.kind == "up_to"
         if s.amount.kind == "all":
             self.op("PUSH", 10_000)
@@ -413,8 +409,11 @@ class Emitter:
         self.patch(j)
 
     # ------------------------------------------------------------ operands
-    def amount(self, a: A.Amount, resource: str | None) -> None:
+    def amount(self, a: A.Amount, resource: str | None, per: A.Per | None = None) -> None:
+        """The amount on the stack; 'per' scales it first, so 'up to' offers every part of the total."""
         self.amount_value(a)
+        if per is not None:
+            self.per(per)
         if a.kind == "up_to":
             self.op("UPTO", f"how many{' ' + resource if resource else ''}")
 

@@ -30,6 +30,11 @@ class CompileResult:
     compiler: _Compiler | None = None  # kept so tools can compile more programs against the same vocabulary
 
     @property
+    def asts(self) -> dict:
+        """The checked, macro-expanded AST of every compiled program, by code name (for describe)."""
+        return self.compiler.asts if self.compiler is not None else {}
+
+    @property
     def ok(self) -> bool:
         return self.pack is not None and not self.diagnostics.has_errors
 
@@ -65,6 +70,7 @@ class _Compiler:
         self.spans = SpanTable()
         self.emitter = Emitter(self.voc, self.spans)
         self.cards_compiled = 0
+        self.asts: dict[str, object] = {}  # code name -> checked AST body or expression (describe reads it)
 
     # ------------------------------------------------------------ programs from YAML
     def program(self, doc: YamlDoc, path: tuple, ctx: Context, name: str):
@@ -76,6 +82,8 @@ class _Compiler:
         prog = self.expander.program(prog)
         before = len(self.diags.errors)
         self.checker.program(prog, ctx)
+        if len(self.diags.errors) == before:
+            self.asts[name] = prog.body
         return prog.body if len(self.diags.errors) == before else None
 
     def expression(self, doc: YamlDoc, path: tuple, ctx: Context, want: str = "bool"):
@@ -131,6 +139,7 @@ class _Compiler:
         for entry in voc.tiebreakers:
             e = self.expression(entry.doc, entry.path, Context("flow"), want="int")
             if e is not None:
+                self.asts[entry.name] = e
                 tiebreakers.append(self.emitter.expression(entry.name, e))
 
         cards = self.cards()
@@ -256,6 +265,7 @@ class _Compiler:
             if kind == "condition":
                 e = self.expression(doc, apath, Context("condition", ctype, has_this=True))
                 if e is not None:
+                    self.asts[name] = e
                     card.conditions[timing] = self.emitter.expression(name, e)
                 continue
             ctx = Context("ability", ctype, has_this=True, scoring=kind in ("end", "scoring"),
@@ -275,6 +285,7 @@ class _Compiler:
         if "requires" in raw:
             e = self.expression(doc, (*path, "requires"), Context("condition", ctype, has_this=True))
             if e is not None:
+                self.asts[f"{raw['id']} requires"] = e
                 card.conditions["requires"] = self.emitter.expression(f"{raw['id']} requires", e)
         self.cards_compiled += 1
         return card if len(self.diags.errors) == errors_before else None

@@ -85,6 +85,10 @@ def _target(t) -> str:
 def _call_arg(a: A.CallArg) -> str:
     if a.kind == "expr":
         return f"({text(a.value)})"
+    if a.kind == "upto":
+        inner = a.value
+        shown = text(inner) if isinstance(inner, A.Num | A.Name) else f"({text(inner)})"
+        return f"up to {shown}"
     return {"it": "it", "this": "this"}.get(a.kind, str(a.value))
 
 

@@ -50,6 +50,7 @@ class Vocabulary:
     scoring: dict[str, Entry] = field(default_factory=dict)
     tiebreakers: list[Entry] = field(default_factory=list)
     names: dict[str, Any] = field(default_factory=dict)
+    glossary: dict[str, dict[str, str]] = field(default_factory=dict)  # term -> {en, ja, ...}, for describe
     trait_values: dict[str, list[str]] = field(default_factory=dict)  # value -> traits that have it
 
     # convenient views
@@ -130,6 +131,8 @@ def build_vocabulary(docs: list[YamlDoc], diags: Diagnostics) -> Vocabulary:
                                for i, t in enumerate(v["tiebreakers"])]
         if "names" in v:
             voc.names.update(v["names"])
+        for term, forms in (v.get("glossary") or {}).items():
+            voc.glossary[term] = {**voc.glossary.get(term, {}), **forms}
     _check_collisions(voc, diags)
     for tname, entry in voc.traits.items():
         for value in entry.value:

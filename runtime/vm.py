@@ -197,7 +197,7 @@ class Linker:
         elif name in ("TAKE", "CAN_TAKE", "REVEAL"):
             src = args[0]
             pred = self.pred(src["filters"]) if src["filters"] else None
-            args[0] = (src["zone"][0], src["zone"][1], src["end"], pred)
+            args[0] = (src["zone"][0], src["zone"][1], src["end"], pred, bool(src.get("all")))
         elif name in ("PUT", "CAN_PUT"):
             d = args[0]
             args[0] = (d["zone"][0], d["zone"][1], d["end"])
@@ -955,11 +955,14 @@ def op_UPTO(vm, f, ins):
 
 def _source_candidates(vm: VM, f: Frame, src: tuple) -> tuple[list[int], bool, tuple[str, int]]:
     """The cards a source offers and whether the player chooses among them."""
-    zname, mode, end, pred = src
+    zname, mode, end, pred, take_all = src
     seat = _owner(vm, mode, f)
     zone = vm.state.zones[(zname, seat)]
     kind = vm.pack.zones[zname]["kind"]
     cards = vm.state.cards
+    if take_all:
+        found = [c for c in zone if c is not None and (pred is None or pred(vm, f, cards[c]))]
+        return found[-1:] if kind == "pile" else found[:1], False, (zname, seat)
     if kind == "pile" and pred is None:
         if not zone:
             return [], False, (zname, seat)
@@ -1001,7 +1004,7 @@ def op_TAKE(vm, f, ins):
 
 def op_CAN_TAKE(vm, f, ins):
     found, _, _ = _source_candidates(vm, f, ins[1])
-    zname, mode, _, pred = ins[1]
+    zname, mode, _, pred, _ = ins[1]
     if vm.pack.zones[zname]["kind"] == "pile" and pred is None:
         found = vm.zone_cards(zname, _owner(vm, mode, f))
     f.stack[-1] = len(found) >= f.stack[-1]
@@ -1336,7 +1339,7 @@ def op_RUN_ABILITY(vm, f, ins):
 
 def op_REVEAL(vm, f, ins):
     n = f.stack.pop()
-    zname, mode, end, _ = ins[1]
+    zname, mode, end, _, _ = ins[1]
     zone = vm.zone_cards(zname, _owner(vm, mode, f))
     if n <= 0 or not zone:
         return

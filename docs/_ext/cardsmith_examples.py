@@ -526,6 +526,13 @@ class _Schema:
         return self.resolve(pn).get("pattern") if isinstance(pn, dict) else None
 
 
+_PATTERN_WORDS = {
+    "^[a-z][a-z0-9]*(-[a-z0-9]+)*$": "kebab-case name",
+    "^[a-z0-9]+(-[a-z0-9]+)*$": "kebab-case id",
+    "^\\d+\\.\\d+\\.\\d+([-+][0-9A-Za-z.-]+)?$": "semantic version (1.2.0, 1.2.0-beta)",
+}
+
+
 def _schema_list(sch: _Schema, props: dict, required: list[str], depth: int) -> nodes.bullet_list:
     bl = nodes.bullet_list(classes=["cardsmith-schema"])
     for name, raw in props.items():
@@ -539,12 +546,17 @@ def _schema_list(sch: _Schema, props: dict, required: list[str], depth: int) -> 
             p += nodes.Text(", ")
             p += nodes.strong("required", "required")
         pat = sch.pattern(raw)
-        if pat:
+        each = "each a " if s.get("type") == "array" else ""
+        if pat in _PATTERN_WORDS:
+            p += nodes.Text(f", {each}{_PATTERN_WORDS[pat]}")
+        elif pat:
             p += nodes.Text(", matching ")
             p += nodes.literal(pat, pat)
         kp = sch.key_pattern(raw)
-        if kp:
-            p += nodes.Text(", names matching ")
+        if kp in _PATTERN_WORDS:
+            p += nodes.Text(f", keys: {_PATTERN_WORDS[kp]}s")
+        elif kp:
+            p += nodes.Text(", keys matching ")
             p += nodes.literal(kp, kp)
         desc = s.get("description")
         if desc:
