@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from . import ast as A
-from .diagnostics import Diagnostics, Span, did_you_mean
+from .diagnostics import Diagnostics, SourceCache, Span, did_you_mean
 from .vocab import Vocabulary
 
 BUILTIN_WORDS = ("gain", "lose", "pay", "set", "score", "may", "emit", "end", "shuffle", "modify", "activate",
@@ -37,13 +37,30 @@ class Context:
     allow_live: bool = False  # triggers/modifiers allowed here
     macro: str | None = None
     call_span: Span | None = None
+    macro_def: bool = False  # checking a macro body on its own: $parameters stand for any name
 
 
 class Checker:
-    def __init__(self, voc: Vocabulary, diags: Diagnostics, macro_names: set[str]) -> None:
+    def __init__(self, voc: Vocabulary, diags: Diagnostics, macro_names: set[str],
+                 broken_macros: set[str] | None = None) -> None:
         self.voc = voc
         self.diags = diags
         self.macro_names = macro_names
+        self.broken_macros = broken_macros or set()
+        self.silenced = 0  # programs that cannot compile for an error reported elsewhere
+        self._lines = SourceCache()
+
+    def word(self, span: Span, word: str) -> Span:
+        """The span of `word` inside a statement's span, so an unknown name is pointed at exactly."""
+        line = self._lines.line(span.file, span.line)
+        if line is None or span.col <= 0:
+            return span
+        at = _find_word(line, word, span.col - 1)
+        return Span(span.file, span.line, at + 1, span.line, at + 1 + len(word)) if at >= 0 else span
+
+    @staticmethod
+    def param(name: str, ctx: Context) -> bool:
+        return ctx.macro_def and name.startswith("$")
 
     # ------------------------------------------------------------ reporting
     def err(self, ctx: Context, code: str, msg: str, span: Span, hint: str | None = None) -> None:
@@ -108,6 +125,11 @@ class Checker:
         pass
 
     def s_Call(self, s: A.Call, ctx: Context) -> None:
+        if self.param(s.name, ctx):
+            return
+        if s.name in self.broken_macros:
+            self.silenced += 1  # the macro's definition error is reported; this program cannot compile
+            return
         cands = list(self.macro_names) + list(BUILTIN_WORDS)
         self.err(ctx, "E101", f"unknown action '{s.name}'", s.span,
                  hint=did_you_mean(s.name, cands) or "actions are built-in words or macros defined in rules.yaml")
@@ -146,8 +168,8 @@ class Checker:
 
     def s_Mark(self, s: A.Mark, ctx: Context) -> None:
         self.target(s.target, ctx)
-        if s.flag not in self.voc.flags:
-            self.unknown(ctx, "flag", s.flag, self.voc.flags, s.span)
+        if s.flag not in self.voc.flags and not self.param(s.flag, ctx):
+            self.unknown(ctx, "flag", s.flag, self.voc.flags, self.word(s.span, s.flag))
 
     def s_Flip(self, s: A.Flip, ctx: Context) -> None:
         self.target(s.target, ctx)
@@ -171,14 +193,14 @@ class Checker:
 
     def s_Place(self, s: A.Place, ctx: Context) -> None:
         self.amount(s.amount, ctx)
-        if s.piece not in self.voc.pieces:
-            self.unknown(ctx, "piece", s.piece, self.voc.pieces, s.span)
+        if s.piece not in self.voc.pieces and not self.param(s.piece, ctx):
+            self.unknown(ctx, "piece", s.piece, self.voc.pieces, self.word(s.span, s.piece))
         self.target(s.target, ctx)
 
     def s_Remove(self, s: A.Remove, ctx: Context) -> None:
         self.amount(s.amount, ctx)
-        if s.piece not in self.voc.pieces:
-            self.unknown(ctx, "piece", s.piece, self.voc.pieces, s.span)
+        if s.piece not in self.voc.pieces and not self.param(s.piece, ctx):
+            self.unknown(ctx, "piece", s.piece, self.voc.pieces, self.word(s.span, s.piece))
         self.target(s.target, ctx)
 
     def s_Costed(self, s: A.Costed, ctx: Context) -> None:
@@ -257,8 +279,9 @@ class Checker:
             self.expect(p.of, "int", ctx)
 
     def counter_name(self, name: str, span: Span, ctx: Context) -> None:
-        if name in self.voc.resources or name in self.voc.counters:
+        if name in self.voc.resources or name in self.voc.counters or self.param(name, ctx):
             return
+        span = self.word(span, name)
         cands = list(self.voc.resources) + list(self.voc.counters)
         what = "resource"
         if name in self.voc.pieces:
@@ -267,13 +290,14 @@ class Checker:
         self.unknown(ctx, what, name, cands, span)
 
     def timing_name(self, name: str, span: Span, ctx: Context) -> None:
-        if name not in self.voc.timings:
-            self.unknown(ctx, "timing", name, self.voc.timings, span)
+        if name not in self.voc.timings and not self.param(name, ctx):
+            self.unknown(ctx, "timing", name, self.voc.timings, self.word(span, name))
 
     def zone(self, z: A.ZoneRef, ctx: Context, single: bool = False) -> None:
         entry = self.voc.zones.get(z.name)
         if entry is None:
-            self.unknown(ctx, "zone", z.name, self.voc.zones, z.span)
+            if not self.param(z.name, ctx):
+                self.unknown(ctx, "zone", z.name, self.voc.zones, z.span)
             return
         if single and z.player is not None and z.player.kind in ("others", "all"):
             self.err(ctx, "E102", f"cards move to or from one zone: name one player's {z.name}", z.span)
@@ -300,6 +324,8 @@ class Checker:
                 if v not in voc.card_types:
                     self.unknown(ctx, "card type", v, voc.card_types, f.span)
             return
+        if isinstance(f, A.TraitIs) and (self.param(f.trait, ctx) or any(self.param(v, ctx) for v in f.values)):
+            return
         if isinstance(f, A.TraitIs):
             if f.trait not in voc.traits:
                 if f.trait in voc.stats or f.trait in voc.pieces:
@@ -314,6 +340,8 @@ class Checker:
                              hint=did_you_mean(v, allowed) or f"values: {', '.join(allowed)}")
         elif isinstance(f, A.Has | A.HasNo):
             n = f.name
+            if self.param(n, ctx):
+                return
             if not (n in voc.card_types or n in voc.flags or n in voc.pieces or n in voc.trait_values):
                 cands = list(voc.card_types) + list(voc.flags) + list(voc.pieces) + list(voc.trait_values)
                 self.unknown(ctx, "card type, flag, piece or trait value", n, cands, f.span)
@@ -379,7 +407,7 @@ class Checker:
                 self.err(ctx, "E102", f"'{e.name}' is a list: pick one number with nth({e.name}, ...)", e.span)
                 return None
             return "int"
-        if e.name in BUILTIN_NAMES:
+        if e.name in BUILTIN_NAMES or self.param(e.name, ctx):
             return "int"
         if e.name.startswith("$"):
             self.err(ctx, "E104", f"macro parameter '{e.name}' was not given a value", e.span)
@@ -524,6 +552,14 @@ class Checker:
     def e_TraitIs(self, e: A.TraitIs, ctx):
         self.err(ctx, "E102", "a card property cannot stand here", e.span)
         return None
+
+
+def _find_word(line: str, word: str, start: int) -> int:
+    """Index of `word` as a whole word in `line` at or after `start`, or -1."""
+    import re
+
+    m = re.compile(r"(?<![\w$-])" + re.escape(word) + r"(?![\w-])").search(line, start)
+    return m.start() if m else -1
 
 
 def _word(s) -> str:

@@ -50,12 +50,18 @@ def _locator(entry: Entry, key: bool):
     doc, path = entry.doc, entry.path
     if key:
         base = doc.key_span(path)
-        return lambda s, e: Span(base.file, base.line, base.col + s, base.line, base.col + e)
+        line = doc.text.splitlines()[base.line - 1] if 0 < base.line <= doc.text.count("\n") + 1 else ""
+        quoted = 1 if line[base.col - 1: base.col] in ("'", '"') else 0
+        col = base.col + quoted
+        return lambda s, e: Span(base.file, base.line, col + s, base.line, col + e)
     return lambda s, e: doc.text_span(path, s, e)
 
 
+BROKEN = "__broken__"  # table key holding the names of macros whose definition did not parse
+
+
 def build_macros(voc: Vocabulary, diags: Diagnostics) -> dict[str, list[Macro]]:
-    table: dict[str, list[Macro]] = {}
+    table: dict[str, list[Macro]] = {BROKEN: []}
     for entry in voc.macros.values():
         first = entry.name.split(" ", 1)[0]
         if first in keywords():
@@ -67,6 +73,7 @@ def build_macros(voc: Vocabulary, diags: Diagnostics) -> dict[str, list[Macro]]:
         sig = parse_signature(entry.name, _locator(entry, key=True), diags)
         body = parse_program(str(entry.value), _locator(entry, key=False), diags)
         if sig is None or body is None:
+            table[BROKEN].append(first)  # type: ignore[arg-type]  # its uses stay quiet: the error is reported
             continue
         shape = []
         params = []
@@ -143,6 +150,14 @@ class Expander:
     def __init__(self, table: dict[str, list[Macro]], diags: Diagnostics) -> None:
         self.table = table
         self.diags = diags
+        self.used: set[str] = set()
+
+    @property
+    def broken(self) -> set[str]:
+        return set(self.table.get(BROKEN, []))  # type: ignore[arg-type]
+
+    def macros(self) -> list[Macro]:
+        return [m for name, ms in self.table.items() if name != BROKEN for m in ms]
 
     def program(self, prog: A.Program) -> A.Program:
         return A.Program(self._walk(prog.body, ()), span=prog.span)
@@ -164,7 +179,7 @@ class Expander:
         return node
 
     def _expand(self, call: A.Call, stack: tuple[str, ...]):
-        candidates = self.table.get(call.name)
+        candidates = self.table.get(call.name) if call.name != BROKEN else None
         if not candidates:
             return call  # the checker reports unknown actions with a suggestion
         macro = next((m for m in candidates if _matches(m, call)), None)
@@ -178,6 +193,7 @@ class Expander:
             self.diags.error("E106", f"macro '{macro.signature}' expands into itself ({chain})", call.span,
                              notes=(("the macro is defined here", macro.span),))
             return A.Nothing(span=call.span)
+        self.used.add(macro.signature)
         binding = {}
         for want, arg in zip(macro.shape, call.args, strict=True):
             if want is None:

@@ -56,7 +56,8 @@ def grammar_text() -> str:
 _TOKEN_WORDS = {
     "NAME": "a name", "NUMBER": "a number", "PARAM": "a $parameter", "COLON": "':'", "COMMA": "','",
     "SEMICOLON": "';'", "LPAR": "'('", "RPAR": "')'", "VBAR": "'|'", "CMP": "a comparison",
-    "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'", "$END": "the end of the text",
+    "PLUS": "'+'", "MINUS": "'-'", "STAR": "'*'", "SLASH": "'/'", "PERCENT": "'%'",
+    "$END": "the end of the text", "_PREP": "'from', 'to', 'on', 'in', 'at', 'with'",
 }
 
 
@@ -602,15 +603,18 @@ def _diag_for(e: UnexpectedInput, text: str, locate: Locate, diags: Diagnostics,
         return
     if isinstance(e, UnexpectedToken):
         tok = e.token
-        shown = "the end of the text" if tok.type == "$END" else repr(str(tok))
-        if tok.type == "$END":
-            span = locate(max(len(text.rstrip()) - 1, 0), len(text.rstrip()))
         exp = _expected_words(set(e.expected), p)
         tail = f"; expected {', '.join(exp[:8])}{' …' if len(exp) > 8 else ''}" if exp else ""
         hint = None
+        if tok.type == "$END":
+            span = locate(max(len(text.rstrip()) - 1, 0), len(text.rstrip()))
+            diags.error("E100", f"the {what} ends too early{tail}", span)
+            return
         if str(tok) == ":" and "':'" not in exp:
             hint = "a ':' ends a cost, condition, loop or scope; group earlier steps with parentheses"
-        diags.error("E100", f"unexpected {shown} in {what}{tail}", span, hint=hint)
+        elif "\n" in text[:pos][len(text[:pos].rstrip()):] or text[:pos].rstrip().endswith(")"):
+            hint = "separate statements with ',' or ';'"
+        diags.error("E100", f"unexpected {str(tok)!r} in {what}{tail}", span, hint=hint)
         return
     if isinstance(e, UnexpectedEOF):
         diags.error("E100", f"{what} ends too early", span)

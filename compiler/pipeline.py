@@ -14,7 +14,7 @@ from .bytecode import CardDef, Code, CompiledPack, ModifierDef, TriggerDef
 from .check import Checker, Context
 from .diagnostics import Diagnostics, Span, did_you_mean
 from .emit import Emitter, SpanTable, const_value
-from .expand import Expander, build_macros
+from .expand import BROKEN, Expander, build_macros
 from .packs import PackSource, load_chain, resolve_pack_ref
 from .parse import parse_expression, parse_program
 from .vocab import Entry, Vocabulary, build_vocabulary
@@ -66,7 +66,7 @@ class _Compiler:
         self.voc: Vocabulary = build_vocabulary([p.rules_doc for p in chain if p.rules_doc], diags)
         self.macros = build_macros(self.voc, diags)
         self.expander = Expander(self.macros, diags)
-        self.checker = Checker(self.voc, diags, set(self.macros))
+        self.checker = Checker(self.voc, diags, set(self.macros) - {BROKEN}, self.expander.broken)
         self.spans = SpanTable()
         self.emitter = Emitter(self.voc, self.spans)
         self.cards_compiled = 0
@@ -80,11 +80,12 @@ class _Compiler:
         if prog is None:
             return None
         prog = self.expander.program(prog)
-        before = len(self.diags.errors)
+        before = (len(self.diags.errors), self.checker.silenced)
         self.checker.program(prog, ctx)
-        if len(self.diags.errors) == before:
-            self.asts[name] = prog.body
-        return prog.body if len(self.diags.errors) == before else None
+        if (len(self.diags.errors), self.checker.silenced) != before:
+            return None
+        self.asts[name] = prog.body
+        return prog.body
 
     def expression(self, doc: YamlDoc, path: tuple, ctx: Context, want: str = "bool"):
         text = doc._get(path)
@@ -142,7 +143,9 @@ class _Compiler:
                 self.asts[entry.name] = e
                 tiebreakers.append(self.emitter.expression(entry.name, e))
 
+        self.card_defaults_checked: set[int] = set()
         cards = self.cards()
+        self.unused_macros()
         if self.diags.has_errors:
             return CompileResult(None, self.diags, self.chain, self.cards_compiled, self)
         pack = CompiledPack(
@@ -164,6 +167,16 @@ class _Compiler:
             names=voc.names,
         )
         return CompileResult(pack, self.diags, self.chain, self.cards_compiled, self)
+
+    def unused_macros(self) -> None:
+        """Check the macros nothing used, on their own: $parameters stand for any name, and the
+        context is as permissive as any use could be, so only real mistakes are reported."""
+        ctx = Context("macro", has_this=True, has_it=True, scoring=True, allow_live=True, macro_def=True)
+        for m in self.expander.macros():
+            if m.signature in self.expander.used:
+                continue
+            body = self.expander._walk(m.body.body, (m.signature,))
+            self.checker.stmts(body, ctx)
 
     def snippet(self, doc: YamlDoc, path: tuple, name: str, scoring: bool = False) -> Code | None:
         """Compile one more flow-level program (a scenario step, a REPL line) against this pack."""
@@ -214,16 +227,24 @@ class _Compiler:
     def card(self, doc: YamlDoc, path: tuple, raw: dict, defaults: dict, pack_id: str) -> CardDef | None:
         voc = self.voc
         errors_before = len(self.diags.errors)
+        self.check_defaults(doc, defaults)
         ctype = raw.get("type", defaults.get("type"))
+        type_known = ctype in voc.card_types
         if ctype is None:
             self.diags.error("E010", f"card '{raw['id']}' has no type", doc.span(path),
-                             hint=f"card types: {', '.join(voc.card_types)}")
-        elif ctype not in voc.card_types:
+                             hint=f"card types: {', '.join(voc.card_types)}" if voc.card_types else
+                             "declare card types in rules.yaml")
+        elif not type_known and "type" in raw:
             self.diags.error("E101", f"unknown card type '{ctype}'", doc.span((*path, "type")),
                              hint=did_you_mean(ctype, voc.card_types))
         traits: dict[str, list[str]] = {}
-        for tname, tval in {**(defaults.get("traits") or {}), **(raw.get("traits") or {})}.items():
+        own_traits = raw.get("traits") or {}
+        for tname, tval in {**(defaults.get("traits") or {}), **own_traits}.items():
             tpath = (*path, "traits", tname)
+            if tname not in own_traits:  # from defaults: checked once, at the defaults entry
+                if tname in voc.traits:
+                    traits[tname] = [tval] if isinstance(tval, str) else list(tval)
+                continue
             values = [tval] if isinstance(tval, str) else list(tval)
             if tname not in voc.traits:
                 self.diags.error("E101", f"unknown card trait '{tname}'", doc.key_span(tpath),
@@ -237,7 +258,12 @@ class _Compiler:
                                      hint=did_you_mean(v, allowed) or f"values: {', '.join(allowed)}")
             traits[tname] = values
         stats = {}
-        for sname, sval in {**(defaults.get("stats") or {}), **(raw.get("stats") or {})}.items():
+        own_stats = raw.get("stats") or {}
+        for sname, sval in {**(defaults.get("stats") or {}), **own_stats}.items():
+            if sname not in own_stats:
+                if sname in voc.stats:
+                    stats[sname] = sval
+                continue
             if sname not in voc.stats:
                 self.diags.error("E101", f"unknown stat '{sname}'", doc.key_span((*path, "stats", sname)),
                                  hint=did_you_mean(sname, voc.stats) or f"stats: {', '.join(voc.stats)}")
@@ -256,8 +282,9 @@ class _Compiler:
                                  hint=did_you_mean(timing, voc.timings) or f"timings: {', '.join(voc.timings)}")
                 continue
             allowed_types = tentry.value.get("types")
-            if allowed_types and ctype and ctype not in allowed_types:
-                self.diags.error("E103", f"a {ctype} card cannot have a '{timing}' ability",
+            types_known = all(t in voc.card_types for t in allowed_types or ())
+            if allowed_types and type_known and types_known and ctype not in allowed_types:
+                self.diags.error("E103", f"{_article(ctype)} {ctype} card cannot have a '{timing}' ability",
                                  doc.key_span(apath), hint=f"'{timing}' is for {', '.join(allowed_types)}")
                 continue
             kind = tentry.value["kind"]
@@ -289,6 +316,34 @@ class _Compiler:
                 card.conditions["requires"] = self.emitter.expression(f"{raw['id']} requires", e)
         self.cards_compiled += 1
         return card if len(self.diags.errors) == errors_before else None
+
+    def check_defaults(self, doc: YamlDoc, defaults: dict) -> None:
+        """A file's `defaults:` are checked once, where they are written (not once per card)."""
+        if not defaults or id(doc) in self.card_defaults_checked:
+            return
+        self.card_defaults_checked.add(id(doc))
+        voc = self.voc
+        base = ("defaults",)
+        ctype = defaults.get("type")
+        if ctype is not None and ctype not in voc.card_types:
+            self.diags.error("E101", f"unknown card type '{ctype}'", doc.span((*base, "type")),
+                             hint=did_you_mean(ctype, voc.card_types))
+        for tname, tval in (defaults.get("traits") or {}).items():
+            tpath = (*base, "traits", tname)
+            if tname not in voc.traits:
+                self.diags.error("E101", f"unknown card trait '{tname}'", doc.key_span(tpath),
+                                 hint=did_you_mean(tname, voc.traits))
+                continue
+            allowed = voc.traits[tname].value
+            for j, v in enumerate([tval] if isinstance(tval, str) else tval):
+                if v not in allowed:
+                    span = doc.span((*tpath, j)) if isinstance(tval, list) else doc.span(tpath)
+                    self.diags.error("E101", f"'{v}' is not a value of trait '{tname}'", span,
+                                     hint=did_you_mean(v, allowed) or f"values: {', '.join(allowed)}")
+        for sname in defaults.get("stats") or {}:
+            if sname not in voc.stats:
+                self.diags.error("E101", f"unknown stat '{sname}'", doc.key_span((*base, "stats", sname)),
+                                 hint=did_you_mean(sname, voc.stats))
 
     def live(self, card: CardDef, body: tuple, doc: YamlDoc, path: tuple) -> None:
         """Triggers and modifiers of an ongoing ability."""
@@ -333,6 +388,10 @@ def partial_rewards(node):
     if isinstance(node, A.ChooseOne):
         return dataclasses.replace(node, options=tuple(partial_rewards(o) for o in node.options))
     return node
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1] in "aeiou" else "a"
 
 
 def _leading_cost(body: tuple):

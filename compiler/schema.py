@@ -38,6 +38,10 @@ def fast_check(name: str):
     return fastjsonschema.compile(schema(name))
 
 
+_JSON_WORDS = {"object": "a mapping", "array": "a list", "string": "text", "integer": "a whole number",
+               "number": "a number", "boolean": "true or false", "null": "empty"}
+
+
 def _type_word(v) -> str:
     return {dict: "a mapping", list: "a list", str: "a string", int: "a number", float: "a number",
             bool: "true/false", type(None): "nothing"}.get(type(v), type(v).__name__)
@@ -85,13 +89,22 @@ def _report(doc: YamlDoc, err: jsonschema.ValidationError, diags: Diagnostics) -
         return
     if v == "propertyNames":
         bad = err.instance
-        diags.error("E013", f"name {bad!r} in {where} must be lowercase kebab-case", doc.key_span(path),
-                    hint="use letters, digits and single hyphens, e.g. 'titanium-production'")
+        diags.error("E013", f"name {bad!r} in {where} must be lowercase kebab-case", doc.key_span((*path, bad)),
+                    hint="use lowercase letters, digits and single hyphens, e.g. 'titanium-production'")
         return
     if v == "type":
         expected = err.validator_value
-        expected = " or ".join(expected) if isinstance(expected, list) else expected
-        diags.error("E012", f"{where} should be {expected}, not {_type_word(err.instance)}", doc.span(path))
+        expected = [expected] if isinstance(expected, str) else expected
+        words = " or ".join(_JSON_WORDS.get(t, t) for t in expected)
+        got = _type_word(err.instance)
+        if isinstance(err.instance, float):
+            got = f"{err.instance:g}"
+        hint = None
+        if isinstance(err.instance, bool) and "string" in expected:
+            hint = "YAML reads yes/no/on/off/true/false as true or false: quote the word, e.g. 'no'"
+        elif err.instance is None and "string" in expected:
+            hint = "an empty value is nothing: write the text, or quote it"
+        diags.error("E012", f"{where} should be {words}, not {got}", doc.span(path), hint=hint)
         return
     if v in ("oneOf", "anyOf"):
         inner = _deepest(err)
@@ -103,8 +116,15 @@ def _report(doc: YamlDoc, err: jsonschema.ValidationError, diags: Diagnostics) -
                     f"not {err.instance!r}", doc.span(path),
                     hint=did_you_mean(str(err.instance), map(str, err.validator_value)))
         return
+    if v == "pattern" and "propertyNames" in err.schema_path:
+        bad = err.instance
+        diags.error("E013", f"name {bad!r} in {where} must be lowercase kebab-case", doc.key_span((*path, bad)),
+                    hint="use lowercase letters, digits and single hyphens, e.g. 'titanium-production'")
+        return
     if v == "pattern":
+        is_version = bool(path) and path[-1] == "version"
         diags.error("E013", f"{where} {err.instance!r} has the wrong form", doc.span(path),
-                    hint="ids are lowercase kebab-case, e.g. 'giant-sequoia'; versions look like 1.2.0")
+                    hint="versions look like 1.2.0" if is_version
+                    else "ids and names are lowercase kebab-case, e.g. 'giant-sequoia'")
         return
     diags.error("E013", f"{where}: {err.message}", doc.span(path))

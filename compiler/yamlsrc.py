@@ -8,6 +8,7 @@ stages (schema, DSL parser, checker) can point back at the exact place in the fi
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -189,12 +190,112 @@ class _Abort(Exception):
     pass
 
 
+_NEWLINE = re.compile("\n")
+_resolver = yaml.resolver.Resolver()
+
+
+def _mark_span(file: str, mark: yaml.Mark | None) -> Span:
+    return Span(file, mark.line + 1, mark.column + 1) if mark is not None else Span(file, 1, 1)
+
+
+def _compose(text: str, file: str, diags: Diagnostics) -> yaml.Node | None:
+    """The document's node graph, like `yaml.compose`, built from the parser's events without recursion.
+
+    The limits are enforced while reading, before anything large is built: nesting deeper than
+    MAX_DEPTH stops at the first node too deep (libyaml's composer recurses in C and would crash the
+    interpreter on a hundred thousand nested brackets), and the size of the document with every alias
+    expanded is counted from the sizes of the anchored nodes, so an alias bomb stops at MAX_NODES
+    without being expanded. An alias of a collection that contains it is refused.
+    """
+    max_nodes, max_depth = MAX_NODES, MAX_DEPTH
+    anchors: dict[str, tuple[yaml.Node, int | None]] = {}  # anchor -> node, expanded size (None while open)
+    stack: list[list] = []  # [node, expanded size so far, anchor]
+    root: yaml.Node | None = None
+    documents = 0
+    resolve = _resolver.resolve
+
+    def add(node: yaml.Node, size: int, mark: yaml.Mark) -> None:
+        nonlocal root
+        if not stack:
+            root = node
+            return
+        frame = stack[-1]
+        parent = frame[0]
+        if isinstance(parent, yaml.SequenceNode):
+            parent.value.append(node)
+        elif frame[3] is None:
+            frame[3] = node  # a key waits for its value
+        else:
+            parent.value.append((frame[3], node))
+            frame[3] = None
+        frame[1] += size
+        if frame[1] > max_nodes:
+            diags.error("E005", f"document too large or too many alias expansions (over {max_nodes:,} nodes)",
+                        _mark_span(file, mark), hint="card files do not need YAML aliases")
+            raise _Abort
+
+    def anchor_at(anchor: str | None, node: yaml.Node, mark: yaml.Mark) -> None:
+        if anchor is None:
+            return
+        if anchor in anchors:
+            raise yaml.composer.ComposerError(f"found duplicate anchor {anchor!r}; first occurrence",
+                                              anchors[anchor][0].start_mark, "second occurrence", mark)
+        anchors[anchor] = (node, None)
+
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.ScalarEvent):
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = resolve(yaml.ScalarNode, event.value, event.implicit)
+            node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+            is_key = bool(stack) and stack[-1][3] is None and isinstance(stack[-1][0], yaml.MappingNode)
+            if len(stack) > max_depth and not is_key:
+                diags.error("E005", f"nesting deeper than {max_depth} levels", _mark_span(file, event.start_mark))
+                raise _Abort
+            if event.anchor is not None:
+                anchor_at(event.anchor, node, event.start_mark)
+                anchors[event.anchor] = (node, 1)
+            add(node, 1, event.start_mark)
+        elif isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
+            if len(stack) >= max_depth + 1:
+                diags.error("E005", f"nesting deeper than {max_depth} levels", _mark_span(file, event.start_mark))
+                raise _Abort
+            seq = isinstance(event, yaml.SequenceStartEvent)
+            kind = yaml.SequenceNode if seq else yaml.MappingNode
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = resolve(kind, None, event.implicit)
+            node = kind(tag, [], event.start_mark, None, flow_style=event.flow_style)
+            anchor_at(event.anchor, node, event.start_mark)
+            stack.append([node, 1, event.anchor, None])
+        elif isinstance(event, yaml.SequenceEndEvent | yaml.MappingEndEvent):
+            node, size, anchor, _ = stack.pop()
+            node.end_mark = event.end_mark
+            if anchor is not None:
+                anchors[anchor] = (node, size)
+            add(node, size, event.start_mark)
+        elif isinstance(event, yaml.AliasEvent):
+            if event.anchor not in anchors:
+                raise yaml.composer.ComposerError(None, None, f"found undefined alias {event.anchor!r}",
+                                                  event.start_mark)
+            node, size = anchors[event.anchor]
+            if size is None:
+                diags.error("E005", f"alias *{event.anchor} refers to a collection that contains it",
+                            _mark_span(file, event.start_mark), hint="card files do not need YAML aliases")
+                raise _Abort
+            add(node, size, event.start_mark)
+        elif isinstance(event, yaml.DocumentStartEvent):
+            documents += 1
+            if documents > 1:
+                raise yaml.composer.ComposerError("expected a single document in the stream",
+                                                  root.start_mark if root is not None else None,
+                                                  "but found another document", event.start_mark)
+            anchors.clear()
+    return root
+
+
 def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    for i, ch in enumerate(text):
-        if ch == "\n":
-            starts.append(i + 1)
-    return starts
+    return [0, *(m.end() for m in _NEWLINE.finditer(text))]
 
 
 def decode_source(data: bytes, file: str, diags: Diagnostics) -> str | None:
@@ -203,7 +304,11 @@ def decode_source(data: bytes, file: str, diags: Diagnostics) -> str | None:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
-        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        line_start = data.rfind(b"\n", 0, e.start) + 1
+        if line_start == 0 and data.startswith(b"\xef\xbb\xbf"):
+            line_start = 3  # the byte order mark is not a character of the line
+        # everything before the bad byte decoded: count characters, not bytes
+        col = len(data[line_start:e.start].decode("utf-8")) + 1
         diags.error("E002", f"file is not valid UTF-8 (byte 0x{data[e.start]:02x})", Span(file, line, col),
                     hint="save the file as UTF-8")
         return None
@@ -212,8 +317,15 @@ def decode_source(data: bytes, file: str, diags: Diagnostics) -> str | None:
 def load_yaml_text(text: str, file: str, diags: Diagnostics) -> YamlDoc | None:
     doc = YamlDoc(file=file, text=text, value=None, _line_starts=_line_starts(text))
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        node = _compose(text, file, diags)
+    except _Abort:
+        return None
     except yaml.MarkedYAMLError as e:
+        if e.problem and "maximum nesting depth" in e.problem:  # libyaml's own limit, met while reading ahead
+            mark = e.problem_mark
+            span = Span(file, mark.line + 1, mark.column + 1) if mark else Span(file, 1, 1)
+            diags.error("E005", f"nesting deeper than {MAX_DEPTH} levels", span)
+            return None
         mark = e.problem_mark or e.context_mark
         span = Span(file, mark.line + 1, mark.column + 1) if mark else Span(file, 1, 1)
         problem = e.problem or e.context or "invalid YAML"
@@ -238,6 +350,10 @@ def load_yaml_text(text: str, file: str, diags: Diagnostics) -> YamlDoc | None:
     except RecursionError:
         diags.error("E005", "nesting too deep to read", Span(file, 1, 1))
         return None
+    finally:
+        # SafeConstructor caches every node it has constructed: drop them, or each load leaks its document.
+        _scalar_constructor.constructed_objects.clear()
+        _scalar_constructor.recursive_objects.clear()
     return doc
 
 

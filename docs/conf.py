@@ -17,7 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "_ext"))
 
-from cardsmith.compiler import expand, packs, yamlsrc  # noqa: E402
+from cardsmith.compiler import expand, packs, vocab, yamlsrc  # noqa: E402
 from cardsmith.compiler.opcodes import BYTECODE_VERSION  # noqa: E402
 from cardsmith.runtime import game, vm  # noqa: E402
 
@@ -63,4 +63,13 @@ _numbers = {
     "max-depth": yamlsrc.MAX_DEPTH,
     "max-decisions": f"{game.DEFAULT_MAX_DECISIONS:,}",
 }
+
+def _words(names) -> str:
+    """``a``, ``b`` and ``c``"""
+    quoted = [f"``{n}``" for n in sorted(names)]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+_numbers["reserved-names"] = _words(vocab.RESERVED)
+_numbers["card-attributes"] = _words(getattr(vocab, "CARD_ATTRIBUTES", ()) or ["(none)"])
 rst_epilog = "\n".join(f".. |{k}| replace:: {v}" for k, v in _numbers.items())

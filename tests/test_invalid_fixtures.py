@@ -31,19 +31,6 @@ CASES = sorted(p for p in INVALID.iterdir() if (p / "expect.yaml").is_file())
 
 # Expected diagnostic missing, or reported at the wrong place: real compiler bugs.
 KNOWN_BUGS = {
-    "E002_invalid_utf8_after_multibyte":
-        "E002 column counts bytes, not characters: 'name: ミント<0xff>' reports col 20, the character is col 14",
-    "E013_bad_resource_name":
-        "a bad name under resources/zones/... (propertyNames) is reported at the start of the enclosing "
-        "mapping (its first key), not at the offending key",
-    "E100_macro_signature_quoted":
-        "errors in a quoted macro signature are one column left (the locator starts at the opening quote)",
-    "E101_unknown_trait_in_defaults":
-        "an unknown trait in `defaults:` is reported once per card, at each card's traits (or the card), "
-        "never at the defaults entry",
-    "E101_unused_macro_body":
-        "macro bodies are checked only where used: an unused macro with an unknown zone reports nothing "
-        "(pipeline.py's comment says unused ones are checked too)",
     "E101_literal_block_with_comment":
         "text_span aligns the program text with the raw block including its header comment: "
         "'green: | # grow' puts 'grow' (line below) at the comment's 'g'",
@@ -51,20 +38,11 @@ KNOWN_BUGS = {
 
 # The expected diagnostics appear, but with misleading follow-on errors (a cascade).
 KNOWN_CASCADES = {
-    "E100_macro_body":
-        "a macro whose body does not parse is dropped, so every use adds \"unknown action 'draw'\" "
-        "(hint: 'actions are built-in words or macros defined in rules.yaml') though rules.yaml defines it",
-    "E101_unknown_card_type":
-        "an unknown card type also gives E103 \"a plnt card cannot have a 'green' ability\"",
-    "E101_timing_names_unknown_type":
-        "a timing naming an unknown card type also gives E103 on every card using that timing "
-        "(\"a plant card cannot have a 'green' ability; 'green' is for plnt\")",
 }
 # Bugs above that also leave a stray (misplaced) diagnostic behind.
-_MISPLACED = {"E002_invalid_utf8_after_multibyte", "E013_bad_resource_name", "E100_macro_signature_quoted",
-              "E101_unknown_trait_in_defaults", "E101_literal_block_with_comment"}
+_MISPLACED = {"E002_invalid_utf8_after_multibyte", "E101_literal_block_with_comment"}
 # Bugs above where the run reports nothing at all.
-_SILENT = {"E101_unused_macro_body"}
+_SILENT: set[str] = set()
 
 
 def _params(known: dict[str, str]):

@@ -392,8 +392,6 @@ def test_invalid_utf8_first_byte_and_truncated_sequence() -> None:
     assert (d.items[0].span.line, d.items[0].span.col) == (2, 4)
 
 
-@pytest.mark.xfail(strict=True, reason="E002 counts the column in bytes: multi-byte characters before the bad "
-                   "byte on its line push it right (col 20 instead of 14 here)")
 def test_invalid_utf8_col_counts_characters() -> None:
     data = "cards:\n  - id: oak\n    name: ミント".encode() + b"\xff\n"
     d = Diagnostics()
@@ -481,16 +479,7 @@ def test_deep_nesting_rejected(loader, shape) -> None:
     assert (d.items[0].span.line, d.items[0].span.col) == where
 
 
-def _deep_nesting_code(request) -> list:
-    marks = []
-    if request == "libyaml":
-        marks.append(pytest.mark.xfail(strict=True, reason="with libyaml, nesting past its own limit of 1000 "
-                                       "levels is reported as E001 'YAML syntax error: exceeded maximum nesting "
-                                       "depth', not E005 (the pure-Python loader gives E005)"))
-    return marks
-
-
-@pytest.mark.parametrize("which", [pytest.param(p.id, marks=_deep_nesting_code(p.id)) for p in LOADERS])
+@pytest.mark.parametrize("which", [p.id for p in LOADERS])
 def test_very_deep_nesting_is_e005(which, monkeypatch) -> None:
     monkeypatch.setattr(ys, "_Loader", yaml.CSafeLoader if which == "libyaml" else yaml.SafeLoader)
     n = 3000
