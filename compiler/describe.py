@@ -378,16 +378,22 @@ class EnglishRenderer(Renderer):
     def this(self) -> str:
         return "this card"
 
-    def noun(self, name: str, n: int | None) -> str:
-        return self.lex.term(name, plural=n != 1)
+    def noun(self, name: str, n: int | None, sec: str | None = None) -> str:
+        return self.lex.term(name, plural=n != 1, sec=sec)
 
-    def amount(self, a: A.Amount, name: str | None, noun: str | None = None) -> str:
+    def thing(self, name: str) -> str:
+        """A flag or a piece a card has ('with canopy', 'without sprouts')."""
+        if self.lex.is_piece(name) and not self.lex.is_flag(name):
+            return self.lex.piece(name, plural=True)
+        return self.lex.term(name)
+
+    def amount(self, a: A.Amount, name: str | None, noun: str | None = None, sec: str | None = None) -> str:
         """'2 soil', 'up to 3 sprouts', 'all cards', 'soil equal to its cost'."""
 
         def word(n):
             if noun is not None:
                 return noun if n == 1 else pluralise(noun)
-            return self.noun(name, n)
+            return self.noun(name, n, sec)
 
         if a.kind == "all":
             return f"all {'your ' if name and self.lex.is_resource(name) else ''}{word(2)}"
@@ -412,13 +418,13 @@ class EnglishRenderer(Renderer):
 
     # ---------------------------------------------------------------- statements
     def s_Gain(self, s: A.Gain) -> Clause:
-        return Clause(f"gain {self.amount(s.amount, s.resource)}{self.per(s.per)}")
+        return Clause(f"gain {self.amount(s.amount, s.resource, sec='resources')}{self.per(s.per)}")
 
     def s_Lose(self, s: A.Lose) -> Clause:
-        return Clause(f"lose {self.amount(s.amount, s.resource)}{self.per(s.per)}")
+        return Clause(f"lose {self.amount(s.amount, s.resource, sec='resources')}{self.per(s.per)}")
 
     def s_Pay(self, s: A.Pay) -> Clause:
-        return Clause("pay " + _and([self.amount(a, r) for a, r in s.items]))
+        return Clause("pay " + _and([self.amount(a, r, sec="resources") for a, r in s.items]))
 
     def s_SetCounter(self, s: A.SetCounter) -> Clause:
         return Clause(f"set {self.named_value(s.name)} to {self.number(s.value)}")
@@ -456,8 +462,8 @@ class EnglishRenderer(Renderer):
         return Clause("do nothing")
 
     def s_Emit(self, s: A.Emit) -> Clause:
-        what = self.lex.term(s.event) + (f" {self.lex.term(s.object)}" if s.object else "")
-        return Clause(f"this counts as the event “{what}”")
+        what = self.lex.term(s.event) + (f" {_a(self.lex.term(s.object))}" if s.object else "")
+        return Clause(f"“when you {what}” abilities trigger", simple=False)
 
     def s_PassFirst(self, s: A.PassFirst) -> Clause:
         return Clause(f"pass the first player marker to {self.player(s.to)}")
@@ -470,7 +476,7 @@ class EnglishRenderer(Renderer):
 
     def s_Modify(self, s: A.Modify) -> Clause:
         n = self.const(s.by)
-        stat = self.lex.term(s.stat)
+        stat = self.lex.stat(s.stat)
         q = self.query(s.query, plural=True, article=False)
         if n is None:
             return Clause(f"the {stat} of {q} changes by {self.value(s.by)}", simple=False)
@@ -518,13 +524,13 @@ class EnglishRenderer(Renderer):
         return Clause(f"move {self.target(s.card)} to {self.dest(s.dest)}{face}")
 
     def s_Place(self, s: A.Place) -> Clause:
-        what = self.amount(s.amount, s.piece)
+        what = self.amount(s.amount, s.piece, sec="pieces")
         if s.owned:
             what = what.replace(" ", " of your ", 1) if what[:1].isdigit() else f"your {what}"
         return Clause(f"place {what} on {self.target(s.target, many=self.many(s.amount))}")
 
     def s_Remove(self, s: A.Remove) -> Clause:
-        return Clause(f"remove {self.amount(s.amount, s.piece)} from "
+        return Clause(f"remove {self.amount(s.amount, s.piece, sec='pieces')} from "
                       f"{self.target(s.target, many=self.many(s.amount))}")
 
     def s_Costed(self, s: A.Costed) -> Clause:
@@ -644,13 +650,13 @@ class EnglishRenderer(Renderer):
 
     def with_phrase(self, f) -> str:
         if isinstance(f, A.Has):
-            return f"with {self.lex.term(f.name, plural=self.lex.is_piece(f.name))}"
+            return f"with {self.thing(f.name)}"
         if isinstance(f, A.HasNo):
-            return f"without {self.lex.term(f.name, plural=self.lex.is_piece(f.name))}"
+            return f"without {self.thing(f.name)}"
         if isinstance(f, A.HasAbility):
             return f"with {_a(self.lex.term(f.timing))} ability"
         if isinstance(f, A.StatCmp):
-            return f"with {self.lex.term(f.stat)} {self.compare_phrase(f.op, f.value)}"
+            return f"with {self.lex.stat(f.stat)} {self.compare_phrase(f.op, f.value)}"
         if isinstance(f, A.FilterNot):
             adj = self.adjective(f.inner)
             return f"that are not {adj}" if adj else f"not {self.with_phrase(f.inner)}"
@@ -659,17 +665,20 @@ class EnglishRenderer(Renderer):
         return self.fallback(f)
 
     def query(self, q: A.Query, plural: bool, article: bool) -> str:
-        adjs, withs = [], []
+        traits, types, withs = [], [], []
         other = False
         for f in q.filters:
             if isinstance(f, A.NotThis):
                 other = True
                 continue
             adj = self.adjective(f)
-            if adj is not None:
-                adjs.append(adj)
-            else:
+            if adj is None:
                 withs.append(self.with_phrase(f))
+            elif isinstance(f, A.TraitIs) and f.trait != "type":
+                traits.insert(0, adj)  # 'kind tree and habitat cold' reads 'cold tree'
+            else:
+                types.append(adj)
+        adjs = traits + types
         noun = "cards" if plural else "card"
         words = (["other"] if other else []) + adjs + [noun]
         text = " ".join(words)
@@ -753,24 +762,24 @@ class EnglishRenderer(Renderer):
         if e.name in ("row", "column", "position"):
             return f"{owner} {e.name}"
         if self.lex.is_piece(e.name):
-            return f"the number of {self.lex.term(e.name, plural=True)} on {self.ref_object(ref)}"
-        return f"{owner} {self.lex.term(e.name)}"
+            return f"the number of {self.lex.piece(e.name, plural=True)} on {self.ref_object(ref)}"
+        return f"{owner} {self.lex.stat(e.name)}"
 
     def ref_object(self, ref) -> str:
         return "this card" if isinstance(ref, A.This) else "it"
 
     def e_Pieces(self, e: A.Pieces) -> str:
         whose = "your " if e.owned else ""
-        return f"the number of {whose}{self.lex.term(e.piece, plural=True)} on {self.ref_object(e.ref)}"
+        return f"the number of {whose}{self.lex.piece(e.piece, plural=True)} on {self.ref_object(e.ref)}"
 
     def e_Count(self, e: A.Count) -> str:
         return f"the number of {self.query(e.query, plural=True, article=False)}"
 
     def e_SumOf(self, e: A.SumOf) -> str:
         if self.lex.is_piece(e.name):
-            return (f"the number of {self.lex.term(e.name, plural=True)} on "
+            return (f"the number of {self.lex.piece(e.name, plural=True)} on "
                     f"{self.query(e.query, plural=True, article=False)}")
-        return f"the total {self.lex.term(e.name)} of {self.query(e.query, plural=True, article=False)}"
+        return f"the total {self.lex.stat(e.name)} of {self.query(e.query, plural=True, article=False)}"
 
     def e_Func(self, e: A.Func) -> str:
         f = getattr(self, "f_" + e.name, None)
@@ -880,10 +889,10 @@ class EnglishRenderer(Renderer):
         if isinstance(e, A.Count):
             return self.query(e.query, plural=plural, article=False)
         if isinstance(e, A.SumOf) and self.lex.is_piece(e.name):
-            return (f"{self.lex.term(e.name, plural=plural)} on "
+            return (f"{self.lex.piece(e.name, plural=plural)} on "
                     f"{self.query(e.query, plural=True, article=False)}")
         if isinstance(e, A.Pieces):
-            return f"{'of your ' if e.owned else ''}{self.lex.term(e.piece, plural=plural)} on " \
+            return f"{'of your ' if e.owned else ''}{self.lex.piece(e.piece, plural=plural)} on " \
                    f"{self.ref_object(e.ref)}"
         if isinstance(e, A.Name):
             return self.lex.term(e.name, plural=plural)
@@ -957,6 +966,12 @@ class EnglishRenderer(Renderer):
             if op == "=":
                 return f"you have exactly {r} {res}" if c else f"you have no {res}"
             return f"you have {cmp} {r} {res}"
+        if self.has_unit(left) and not isinstance(left, A.Name) and c is not None:
+            be = "is" if c == 1 and op in ("=", "<=") else "are"
+            what = self.unit(left, plural=c != 1 or op != "=")
+            if op == "=" and c == 0:
+                return f"there are no {self.unit(left, plural=True)}"
+            return f"there {be} {cmp} {r} {what}"
         lhs = self.value(left)
         if op == "=":
             return f"{lhs} is {r}"
@@ -996,6 +1011,8 @@ def _or(parts: list[str]) -> str:
 
 
 def _a(text: str) -> str:
+    if text.startswith("other "):
+        return "an" + text
     return ("an " if text[:1].lower() in "aeiou" else "a ") + text
 
 

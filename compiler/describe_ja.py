@@ -39,7 +39,7 @@ def conjugate(text: str, form: str) -> str:
     last = text[-1:]
     if last in _GODAN:
         return text[:-1] + _GODAN[last][i]
-    return text + ("、" if form == "stem" else "")
+    return text
 
 
 def _list(parts: list[str], sep: str = "・") -> str:
@@ -208,9 +208,12 @@ class JapaneseRenderer(Renderer):
     def s_Nothing(self, s) -> Clause:
         return Clause("何もしない")
 
+    def verb(self, word: str) -> str:
+        return self.lex.glossary.get(word, {}).get("ja") or _VERBS.get(word) or f"{self.lex.term(word)}する"
+
     def s_Emit(self, s: A.Emit) -> Clause:
-        what = self.lex.term(s.event) + (f"（{self.lex.term(s.object)}）" if s.object else "")
-        return Clause(f"「{what}」のイベントを発生させる")
+        obj = f"{self.lex.term(s.object)}を" if s.object else ""
+        return Clause(f"「{obj}{conjugate(self.verb(s.event), 'ta')}とき」の能力が誘発する", simple=False)
 
     def s_PassFirst(self, s: A.PassFirst) -> Clause:
         return Clause(f"スタートプレイヤーを{self.player(s.to)}に渡す")
@@ -223,7 +226,7 @@ class JapaneseRenderer(Renderer):
 
     def s_Modify(self, s: A.Modify) -> Clause:
         n = self.const(s.by)
-        stat = self.lex.term(s.stat)
+        stat = self.lex.stat(s.stat)
         q = self.query(s.query)
         if n is None:
             return Clause(f"{q}の{stat}は{self.value(s.by)}だけ変わる", simple=False)
@@ -267,11 +270,11 @@ class JapaneseRenderer(Renderer):
         return Clause(f"{self.target(s.card)}を{self.dest(s.dest)}に{face}移す")
 
     def s_Place(self, s: A.Place) -> Clause:
-        piece = ("自分の" if s.owned else "") + self.lex.term(s.piece)
+        piece = ("自分の" if s.owned else "") + self.lex.piece(s.piece)
         return Clause(f"{self.target(s.target)}に{self.obj(piece, s.amount, self.ctr(s.piece))}置く")
 
     def s_Remove(self, s: A.Remove) -> Clause:
-        piece = self.lex.term(s.piece)
+        piece = self.lex.piece(s.piece)
         return Clause(f"{self.target(s.target)}から{self.obj(piece, s.amount, self.ctr(s.piece))}取り除く")
 
     def s_Costed(self, s: A.Costed) -> Clause:
@@ -315,7 +318,7 @@ class JapaneseRenderer(Renderer):
 
     def s_Trigger(self, s: A.Trigger) -> Clause:
         subject = {"you": "自分", "any": "いずれかのプレイヤー", "opponent": "対戦相手"}.get(s.subject, s.subject)
-        verb = self.lex.glossary.get(s.verb, {}).get("ja") or _VERBS.get(s.verb) or f"{self.lex.term(s.verb)}する"
+        verb = self.verb(s.verb)
         if isinstance(s.object, A.Query):
             obj = f"{self.query(s.object)}を"
         elif isinstance(s.object, str):
@@ -378,17 +381,17 @@ class JapaneseRenderer(Renderer):
         if isinstance(f, A.Has):
             if self.lex.is_type(f.name):
                 return f"{self.lex.term(f.name)}の"
-            if self.lex.is_piece(f.name):
-                return f"{self.lex.term(f.name)}の置かれた"
+            if self.lex.is_piece(f.name) and not self.lex.is_flag(f.name):
+                return f"{self.lex.piece(f.name)}の置かれた"
             return f"{self.lex.term(f.name)}のある"
         if isinstance(f, A.HasNo):
-            if self.lex.is_piece(f.name):
-                return f"{self.lex.term(f.name)}の置かれていない"
+            if self.lex.is_piece(f.name) and not self.lex.is_flag(f.name):
+                return f"{self.lex.piece(f.name)}の置かれていない"
             return f"{self.lex.term(f.name)}のない"
         if isinstance(f, A.HasAbility):
             return f"{self.lex.term(f.timing)}の能力を持つ"
         if isinstance(f, A.StatCmp):
-            return f"{self.lex.term(f.stat)}が{self.compare_tail(f.op, f.value)}の"
+            return f"{self.lex.stat(f.stat)}が{self.compare_tail(f.op, f.value)}の"
         if isinstance(f, A.FilterNot):
             inner = self.modifier(f.inner)
             return (inner[:-1] if inner.endswith("の") else inner) + "ではない"
@@ -463,20 +466,20 @@ class JapaneseRenderer(Renderer):
         if e.name in ("row", "column", "position"):
             return owner + {"row": "行", "column": "列", "position": "位置"}[e.name]
         if self.lex.is_piece(e.name):
-            return f"{owner}上の{self.lex.term(e.name)}の数"
-        return f"{owner}{self.lex.term(e.name)}"
+            return f"{owner}上の{self.lex.piece(e.name)}の数"
+        return f"{owner}{self.lex.stat(e.name)}"
 
     def e_Pieces(self, e: A.Pieces) -> str:
         ref = "このカード" if isinstance(e.ref, A.This) else "そのカード"
-        return f"{ref}の上の{'自分の' if e.owned else ''}{self.lex.term(e.piece)}の数"
+        return f"{ref}の上の{'自分の' if e.owned else ''}{self.lex.piece(e.piece)}の数"
 
     def e_Count(self, e: A.Count) -> str:
         return f"{self.query(e.query)}の枚数"
 
     def e_SumOf(self, e: A.SumOf) -> str:
         if self.lex.is_piece(e.name):
-            return f"{self.query(e.query)}の上の{self.lex.term(e.name)}の合計"
-        return f"{self.query(e.query)}の{self.lex.term(e.name)}の合計"
+            return f"{self.query(e.query)}の上の{self.lex.piece(e.name)}の合計"
+        return f"{self.query(e.query)}の{self.lex.stat(e.name)}の合計"
 
     def e_Func(self, e: A.Func) -> str:
         f = getattr(self, "f_" + e.name, None)
@@ -582,10 +585,10 @@ class JapaneseRenderer(Renderer):
         if isinstance(e, A.Count):
             return self.query(e.query), "枚"
         if isinstance(e, A.SumOf) and self.lex.is_piece(e.name):
-            return f"{self.query(e.query)}の上の{self.lex.term(e.name)}", self.ctr(e.name)
+            return f"{self.query(e.query)}の上の{self.lex.piece(e.name)}", self.ctr(e.name)
         if isinstance(e, A.Pieces):
             ref = "このカード" if isinstance(e.ref, A.This) else "そのカード"
-            return f"{ref}の上の{'自分の' if e.owned else ''}{self.lex.term(e.piece)}", self.ctr(e.piece)
+            return f"{ref}の上の{'自分の' if e.owned else ''}{self.lex.piece(e.piece)}", self.ctr(e.piece)
         if isinstance(e, A.Name):
             return self.named_value(e.name), self.ctr(e.name)
         if isinstance(e, A.Func):
@@ -652,6 +655,12 @@ class JapaneseRenderer(Renderer):
             return {">=": f"{res}を{r}{ctr}以上持っている", "<=": f"{res}が{r}{ctr}以下である",
                     ">": f"{res}を{r}{ctr}より多く持っている", "<": f"{res}が{r}{ctr}未満である",
                     "!=": f"{res}が{r}{ctr}ではない"}[op]
+        if self.has_unit(left) and not isinstance(left, A.Name | A.Count) and c is not None:
+            unit, ctr = self.unit(left)
+            if op == "=":
+                return f"{unit}がない" if c == 0 else f"{unit}がちょうど{r}{ctr}ある"
+            return f"{unit}が" + {">=": f"{r}{ctr}以上ある", "<=": f"{r}{ctr}以下である", ">": f"{r}{ctr}より多くある",
+                                  "<": f"{r}{ctr}未満である", "!=": f"{r}{ctr}ではない"}[op]
         lhs = self.value(left)
         return f"{lhs}が" + {">=": f"{r}以上である", "<=": f"{r}以下である", ">": f"{r}より大きい",
                              "<": f"{r}未満である", "=": f"{r}である", "!=": f"{r}ではない"}[op]

@@ -608,7 +608,9 @@ def _diag_for(e: UnexpectedInput, text: str, locate: Locate, diags: Diagnostics,
         hint = None
         if tok.type == "$END":
             span = locate(max(len(text.rstrip()) - 1, 0), len(text.rstrip()))
-            diags.error("E100", f"the {what} ends too early{tail}", span)
+            trailing = text.rstrip()[-1:] in (",", ";")
+            diags.error("E100", f"the {what} ends too early{tail}", span,
+                        hint="remove the trailing separator" if trailing else None)
             return
         if str(tok) == ":" and "':'" not in exp:
             hint = "a ':' ends a cost, condition, loop or scope; group earlier steps with parentheses"
