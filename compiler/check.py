@@ -157,7 +157,7 @@ class Checker:
         from .emit import is_const
 
         if not is_const(s.by, self.voc):
-            self.err(ctx, "E102", "'modify ... by' takes a fixed number or a param", s.by.span)
+            self.err(ctx, "E102", "'modify ... by' takes a fixed number", s.by.span)
 
     def s_ActivateTiming(self, s: A.ActivateTiming, ctx: Context) -> None:
         self.timing_name(s.timing, s.span, ctx)

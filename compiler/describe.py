@@ -146,6 +146,8 @@ def pluralise(word: str) -> str:
     if not word or word[-1].isdigit() or not word[-1].isalpha() or word.isupper():
         return word
     head, _, last = word.rpartition(" ")
+    if last.endswith("s") and not last.endswith("ss"):
+        return word  # already a plural ('oceans')
     if re.search(r"(s|sh|ch|x|z)$", last):
         last += "es"
     elif re.search(r"[^aeiou]y$", last):
@@ -239,6 +241,9 @@ class Renderer:
             return a + b if e.op == "+" else a - b if e.op == "-" else a * b
         return None
 
+    def is_param(self, e) -> bool:
+        return isinstance(e, A.Name) and self.lex.param(e.name) is not None
+
     def is_bool(self, e) -> bool:
         if isinstance(e, A.BinOp):
             return e.op in COMPARISONS or e.op in ("and", "or")
@@ -269,7 +274,7 @@ class Renderer:
     def macro(self, g: A.Group) -> Clause:
         info = call_info(g)
         phrase = self.lex.phrase(g.macro or "")
-        if phrase is not None:
+        if phrase is not None and all(self.plain_arg(a) for a in info.args.values()):
             return Clause(self.fill(phrase, info), simple=True)
         if self.mode == "rules" and g.macro in self.macro_sections:
             return Clause(self.named(info), simple=True)
@@ -277,6 +282,15 @@ class Renderer:
         if len(inner) == 1:
             return inner[0]
         return Clause(self.join_inline(inner), simple=False)
+
+    def plain_arg(self, a: A.CallArg) -> bool:
+        """Whether an argument reads well inside a phrase: a number or a word, not a computed amount
+        ('draw (start-cards of it)' reads better from the macro's body)."""
+        if a.kind in ("num", "word", "it", "this"):
+            return True
+        if a.kind == "upto":
+            return isinstance(a.value, A.Num) or self.const(a.value) is not None
+        return False
 
     def named(self, info: CallInfo) -> str:
         return f"“{info.call}”"
@@ -360,7 +374,7 @@ class EnglishRenderer(Renderer):
                 parts.append(c.text)
         if run:
             parts.append(_and(run))
-        return ", then ".join(parts)
+        return ", then ".join("you " + p if p.startswith("may ") else p for p in parts)
 
     def inline(self, body) -> str:
         return self.join_inline(self.clauses(body))
@@ -400,8 +414,8 @@ class EnglishRenderer(Renderer):
         c = self.const(a.value) if a.value is not None else None
         if c is not None:
             text = f"{c} {word(c)}"
-        elif isinstance(a.value, A.VarX):
-            text = f"X {word(2)}"
+        elif isinstance(a.value, A.VarX) or (isinstance(a.value, A.Name) and a.value.name.startswith("$")):
+            text = f"{'X' if isinstance(a.value, A.VarX) else a.value.name} {word(2)}"
         else:
             text = f"{word(2)} equal to {self.value(a.value)}"
             return f"up to {text}" if a.kind == "up_to" else text
@@ -526,7 +540,8 @@ class EnglishRenderer(Renderer):
     def s_Place(self, s: A.Place) -> Clause:
         what = self.amount(s.amount, s.piece, sec="pieces")
         if s.owned:
-            what = what.replace(" ", " of your ", 1) if what[:1].isdigit() else f"your {what}"
+            c = self.const(s.amount.value) if s.amount.value is not None else None
+            what = f"{c} of your {self.lex.piece(s.piece, plural=True)}" if c is not None else f"your {what}"
         return Clause(f"place {what} on {self.target(s.target, many=self.many(s.amount))}")
 
     def s_Remove(self, s: A.Remove) -> Clause:
@@ -547,7 +562,8 @@ class EnglishRenderer(Renderer):
         who = self.players(s.players)
         inner = self.clauses(s.body)
         if all(c.simple for c in inner):
-            return Clause(f"{who} {third_person(_and([c.text for c in inner]))}", simple=False)
+            comma = "," if s.players.start is not None else ""
+            return Clause(f"{who}{comma} {_and([third_person(c.text) for c in inner])}", simple=False)
         return Clause(f"{who}: {self.join_inline(inner)}", simple=False)
 
     def s_ForEach(self, s: A.ForEach) -> Clause:
@@ -556,6 +572,8 @@ class EnglishRenderer(Renderer):
                       f"{self.inline(s.body)}", simple=False)
 
     def s_Repeat(self, s: A.Repeat) -> Clause:
+        if s.kind == "times" and self.const(s.value) == 1:
+            return self.s_Group(A.Group(s.body))
         body = self.inline(s.body)
         n = self.number(s.value) if s.kind in ("times", "up_to") else ""
         if s.kind == "times":
@@ -703,7 +721,7 @@ class EnglishRenderer(Renderer):
     def players(self, p: A.Players) -> str:
         start = ""
         if p.start is not None:
-            start = f", starting with {self.player(p.start)},"
+            start = f", starting with {self.player(p.start)}"
         if p.kind == "each":
             return f"each player{start}"
         if p.kind == "turns":
@@ -892,7 +910,7 @@ class EnglishRenderer(Renderer):
             return (f"{self.lex.piece(e.name, plural=plural)} on "
                     f"{self.query(e.query, plural=True, article=False)}")
         if isinstance(e, A.Pieces):
-            return f"{'of your ' if e.owned else ''}{self.lex.piece(e.piece, plural=plural)} on " \
+            return f"{self.lex.piece(e.piece, plural=plural)}{' of yours' if e.owned else ''} on " \
                    f"{self.ref_object(e.ref)}"
         if isinstance(e, A.Name):
             return self.lex.term(e.name, plural=plural)
@@ -953,11 +971,17 @@ class EnglishRenderer(Renderer):
             left, right = right, left
             op = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "=": "=", "!=": "!="}[op]
         c = self.const(right)
+        if op == ">" and c == 0:
+            op, c = ">=", 1
         r = str(c) if c is not None else self.value(right)
         cmp = self._CMP[op] if op != "=" or c is None else "exactly"
+        if self.is_param(left):  # a rule option: name it ('if the beginner side is 1'), do not fold it
+            word = {">=": "at least ", "<=": "at most ", ">": "more than ", "<": "less than ", "=": "",
+                    "!=": "not "}[op]
+            return f"{self.lex.term(left.name)} is {word}{r}"
         if isinstance(left, A.Count) and c is not None:
-            noun = self.query(left.query, plural=c != 1 or op != "=", article=False)
-            be = "is" if c == 1 and op in ("=", "<=") else "are"
+            noun = self.query(left.query, plural=c != 1, article=False)
+            be = "is" if c == 1 else "are"
             if op == "=":
                 return f"there {be} exactly {r} {noun}" if c else f"there are no {noun}"
             return f"there {be} {cmp} {r} {noun}"
@@ -967,8 +991,8 @@ class EnglishRenderer(Renderer):
                 return f"you have exactly {r} {res}" if c else f"you have no {res}"
             return f"you have {cmp} {r} {res}"
         if self.has_unit(left) and not isinstance(left, A.Name) and c is not None:
-            be = "is" if c == 1 and op in ("=", "<=") else "are"
-            what = self.unit(left, plural=c != 1 or op != "=")
+            be = "is" if c == 1 else "are"
+            what = self.unit(left, plural=c != 1)
             if op == "=" and c == 0:
                 return f"there are no {self.unit(left, plural=True)}"
             return f"there {be} {cmp} {r} {what}"
@@ -1021,18 +1045,8 @@ _MODALS = {"may", "must", "can"}
 
 def third_person(text: str) -> str:
     """'draw 2 cards and gain 1 soil' -> 'draws 2 cards and gains 1 soil' (for 'each opponent ...')."""
-    parts = re.split(r"( and |, then |, )", text)
-    out = []
-    for p in parts:
-        if p in (" and ", ", then ", ", "):
-            out.append(p)
-            continue
-        word, sep, rest = p.partition(" ")
-        if word in _MODALS:
-            out.append(p)
-            continue
-        out.append(_verb_s(word) + sep + rest if _looks_like_verb(word) else p)
-    joined = "".join(out)
+    word, sep, rest = text.partition(" ")
+    joined = text if word in _MODALS or not _looks_like_verb(word) else _verb_s(word) + sep + rest
     return re.sub(r"\byour\b", "their", re.sub(r"\byou\b", "they", joined))
 
 

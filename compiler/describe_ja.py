@@ -26,6 +26,9 @@ _FORMS = {"stem": 0, "te": 1, "ta": 2}
 def conjugate(text: str, form: str) -> str:
     """The continuative ('stem'), te or ta form of a clause that ends in a verb's dictionary form."""
     i = _FORMS[form]
+    if text.endswith("）") and "（" in text:  # '芽を土に変換する（…）' -> '芽を土に変換し（…）'
+        head, paren = text[: text.rindex("（")], text[text.rindex("（"):]
+        return conjugate(head, form) + paren
     if text.endswith("する"):
         return text[:-2] + ("し", "して", "した")[i]
     if text.endswith("くる"):
@@ -128,8 +131,8 @@ class JapaneseRenderer(Renderer):
         c = self.const(a.value) if a.value is not None else None
         if c is not None:
             n = f"{c}{ctr}"
-        elif isinstance(a.value, A.VarX):
-            n = f"X{ctr}"
+        elif isinstance(a.value, A.VarX) or (isinstance(a.value, A.Name) and a.value.name.startswith("$")):
+            n = f"{'X' if isinstance(a.value, A.VarX) else a.value.name}{ctr}"
         else:
             same = f"{self.value(a.value)}と同じ数の{word}を"
             return f"最大で{same}" if a.kind == "up_to" else same
@@ -302,10 +305,15 @@ class JapaneseRenderer(Renderer):
 
     def s_Repeat(self, s: A.Repeat) -> Clause:
         body = self.inline(s.body)
+        if s.kind == "times" and self.const(s.value) == 1:
+            return self.s_Group(A.Group(s.body))
+        n = self.number(s.value)
+        if not (n.isdigit() or n.startswith("$") or n == "X"):
+            n = f"（{n}）" if not n.startswith("（") or not n.endswith("）") else n
         if s.kind == "times":
-            return Clause(f"次を{self.number(s.value)}回行う：{body}", simple=False)
+            return Clause(f"次を{n}回行う：{body}", simple=False)
         if s.kind == "up_to":
-            return Clause(f"次を最大{self.number(s.value)}回行う：{body}", simple=False)
+            return Clause(f"次を最大{n}回行う：{body}", simple=False)
         if s.kind == "until":
             return Clause(f"{self.cond(s.value)}状態になるまで、次を繰り返す：{body}", simple=False)
         return Clause(f"{self.cond(s.value)}間、次を繰り返す：{body}", simple=False)
@@ -376,11 +384,13 @@ class JapaneseRenderer(Renderer):
 
     def modifier(self, f) -> str:
         """A card filter as the words before 'カード': '湿地の', 'コストが4以上の', '樹冠のある'."""
+        if isinstance(f, A.TraitIs) and f.trait == "type":
+            return _or([self.lex.term(v) for v in f.values])  # '植物または地形' + 'カード'
         if isinstance(f, A.TraitIs):
             return _or([self.lex.term(v) for v in f.values]) + "の"
         if isinstance(f, A.Has):
             if self.lex.is_type(f.name):
-                return f"{self.lex.term(f.name)}の"
+                return self.lex.term(f.name)
             if self.lex.is_piece(f.name) and not self.lex.is_flag(f.name):
                 return f"{self.lex.piece(f.name)}の置かれた"
             return f"{self.lex.term(f.name)}のある"
@@ -400,11 +410,23 @@ class JapaneseRenderer(Renderer):
         return self.fallback(f)
 
     def modifiers(self, filters) -> str:
-        ordered = sorted(filters, key=lambda f: 0 if isinstance(f, A.NotThis) else 1)
-        return "".join(self.modifier(f) for f in ordered)
+        """Japanese puts the card type next to 'カード' and conditions first: 'コストが4以上の木の植物カード'."""
 
-    def query(self, q: A.Query, plural: bool = True, article: bool = False) -> str:
-        text = (self.zones(q.zones) + "の" if q.zones else "") + self.modifiers(q.filters) + "カード"
+        def rank(f):
+            if isinstance(f, A.NotThis):
+                return 0
+            if (isinstance(f, A.TraitIs) and f.trait == "type") or (isinstance(f, A.Has) and self.lex.is_type(f.name)):
+                return 3
+            return 2 if isinstance(f, A.TraitIs) else 1
+
+        return "".join(self.modifier(f) for f in sorted(filters, key=rank))
+
+    def query(self, q: A.Query, plural: bool = True, article: bool = False, place: str = "の") -> str:
+        """'自分の場の湿地のカード'; with place='に': '自分の場に湿地のカード' (for 'there are ...')."""
+        zones = self.zones(q.zones) + place if q.zones else ""
+        if zones and place == "の" and any(isinstance(f, A.NotThis) for f in q.filters):
+            zones += "、"
+        text = zones + self.modifiers(q.filters) + "カード"
         where = getattr(q, "where", None)
         if where is not None:
             text += f"のうち、{self.cond(where)}もの"
@@ -641,9 +663,15 @@ class JapaneseRenderer(Renderer):
             left, right = right, left
             op = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "=": "=", "!=": "!="}[op]
         c = self.const(right)
+        if op == ">" and c == 0:
+            op, c = ">=", 1
         r = str(c) if c is not None else self.value(right)
+        if self.is_param(left):  # a rule option: name it, do not fold it
+            return f"{self.lex.term(left.name)}が" + {">=": f"{r}以上である", "<=": f"{r}以下である",
+                                                      ">": f"{r}より大きい", "<": f"{r}未満である",
+                                                      "=": f"{r}である", "!=": f"{r}ではない"}[op]
         if isinstance(left, A.Count) and c is not None:
-            q = self.query(left.query)
+            q = self.query(left.query, place="に")
             if op == "=":
                 return f"{q}がない" if c == 0 else f"{q}がちょうど{r}枚ある"
             return f"{q}が" + {">=": f"{r}枚以上ある", "<=": f"{r}枚以下である", ">": f"{r}枚より多くある",

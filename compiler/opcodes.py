@@ -127,7 +127,7 @@ OPS: tuple[Op, ...] = (
     Op("DUP", (), "v -- v v", "Duplicate the top of the stack."),
     Op("PLACE_OF", ("which",), "c -- n", "Where a card lies: its board row or column (1-based), or its position "
        "in its zone (1 = top of a pile, first of a row, first cell of a board).", "column of it"),
-    Op("END_GAME", (), "--", "Mark the game as over; the flow decides when it stops."),
+    Op("END_GAME", (), "--", "End the game at once: every running program stops and scoring begins."),
     Op("SHUFFLE", ("zone",), "--", "Shuffle a pile with the game's seeded generator.", "shuffle deck"),
     Op("ACTIVATION", ("timing",), "-- iter", "The current player's cards with abilities of this timing (or "
        "of a timing that matches it), in the declared activation order; asks whether the block goes "

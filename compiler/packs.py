@@ -67,17 +67,56 @@ def resolve_pack_ref(ref: str) -> Path | None:
     return builtin_packs().get(ref)
 
 
-def card_files(folder: Path) -> list[Path]:
-    out = []
-    for p in sorted(folder.rglob("*.yaml")):
-        rel = p.relative_to(folder)
-        if rel.parts[0] in ("scenarios", "templates") or rel.name in ("pack.yaml", "rules.yaml"):
+SKIPPED_DIRS = ("scenarios", "templates")  # top-level folders of a pack that hold no card files
+
+
+def card_files(folder: Path, links: list[Path] | None = None) -> list[Path]:
+    """The card files of a pack: every *.yaml under `folder` except pack.yaml, rules.yaml and the
+    scenarios/ and templates/ folders, in path order.
+
+    Symbolic links are never followed: a pack is read only from files inside its folder. Links
+    that would have been read (a *.yaml file or a folder) are appended to `links` when given."""
+    out: list[Path] = []
+    todo = [folder]
+    while todo:
+        d = todo.pop()
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
             continue
-        out.append(p)
-    return out
+        for e in entries:
+            path = Path(e.path)
+            top = d == folder
+            if top and e.name in SKIPPED_DIRS:
+                continue
+            if e.is_symlink():
+                if (e.name.endswith(".yaml") and not (top and e.name in ("pack.yaml", "rules.yaml"))) \
+                        or e.is_dir():
+                    if links is not None:
+                        links.append(path)
+                continue
+            if e.is_dir(follow_symlinks=False):
+                todo.append(path)
+            elif e.name.endswith(".yaml") and not (top and e.name in ("pack.yaml", "rules.yaml")):
+                out.append(path)
+    return sorted(out)
+
+
+def _link_error(path: Path, folder: Path, diags: Diagnostics) -> None:
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    diags.error("E006", f"'{path.relative_to(folder).as_posix()}' is a symbolic link (to {target}); a pack is "
+                "read only from files inside its folder", Span(display_path(path), 1, 1),
+                hint="copy the file into the pack; to build on another pack, name it in `extends`")
 
 
 def _load_one(folder: Path, diags: Diagnostics) -> PackSource | None:
+    for name in ("pack.yaml", "rules.yaml"):
+        if (folder / name).is_symlink():
+            _link_error(folder / name, folder, diags)
+            return None
     pack_doc = load_yaml_file(folder / "pack.yaml", diags, display_path(folder / "pack.yaml"))
     if pack_doc is None:
         return None
@@ -95,7 +134,11 @@ def _load_one(folder: Path, diags: Diagnostics) -> PackSource | None:
             # Cards cannot be checked against rules we could not read: stop here, without a cascade.
             return None
         src.rules_doc = doc
-    for path in card_files(folder):
+    links: list[Path] = []
+    files = card_files(folder, links)
+    for path in links:
+        _link_error(path, folder, diags)
+    for path in files:
         doc = load_yaml_file(path, diags, display_path(path))
         if doc is not None and validate(doc, "cards", diags):
             src.card_docs.append(doc)
@@ -130,6 +173,13 @@ def load_chain(folder: Path, diags: Diagnostics) -> list[PackSource] | None:
 
                 diags.error("E020", f"'extends' names no pack '{parent}'", src.pack_doc.span(("extends", i)),
                             hint=did_you_mean(parent, known) or f"known packs: {', '.join(known)}")
+                ok = False
+                continue
+            if ppath.is_symlink():
+                diags.error("E020", f"'extends' names pack '{parent}' through a symbolic link ({display_path(ppath)} "
+                            f"-> {os.readlink(ppath)}); packs are found only as real folders",
+                            src.pack_doc.span(("extends", i)),
+                            hint="move or copy the pack next to this one, or install it as a built-in pack")
                 ok = False
                 continue
             if parent in [*stack, src.id]:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from . import ast as A
@@ -624,11 +624,45 @@ def _diag_for(e: UnexpectedInput, text: str, locate: Locate, diags: Diagnostics,
     diags.error("E100", f"cannot parse {what}: {e}", span)  # pragma: no cover
 
 
+# Input limits, far above what any card needs: they keep hostile text from exhausting time or the stack
+# (Lark's tree builder is quadratic in the statements of one text; the later stages recurse).
+MAX_TEXT = 20_000  # characters of one effect text
+MAX_NESTING = 100  # levels of the parse tree (real abilities use under 20)
+MAX_DIGITS = 15  # digits of a number literal
+
+
+def _limits(tree: Tree, text: str, locate: Locate, diags: Diagnostics, what: str) -> bool:
+    """False (with a diagnostic) when the parse tree is nested too deeply or holds a huge number."""
+    todo: list[tuple[Tree | Token, int]] = [(tree, 1)]
+    while todo:
+        node, depth = todo.pop()
+        if isinstance(node, Token):
+            if node.type == "NUMBER" and len(node) > MAX_DIGITS:
+                pos = node.start_pos or 0
+                diags.error("E100", f"number too large in {what} ({len(node):,} digits; at most {MAX_DIGITS})",
+                            locate(pos, pos + len(node)))
+                return False
+            continue
+        if depth > MAX_NESTING:
+            pos = getattr(node.meta, "start_pos", None) or 0
+            diags.error("E100", f"{what} nested too deeply (over {MAX_NESTING} levels)", locate(pos, pos + 1),
+                        hint="split it with a macro in rules.yaml")
+            return False
+        todo.extend((c, depth + 1) for c in node.children)
+    return True
+
+
 def _parse(text: str, start: str, locate: Locate, diags: Diagnostics, what: str):
+    if len(text) > MAX_TEXT:
+        diags.error("E100", f"{what} is {len(text):,} characters long; the limit is {MAX_TEXT:,}", locate(0, 1),
+                    hint="name parts of it as macros in rules.yaml")
+        return None
     try:
         tree = parser().parse(text, start=start)
     except UnexpectedInput as e:
         _diag_for(e, text, locate, diags, what)
+        return None
+    if not _limits(tree, text, locate, diags, what):
         return None
     return _ToAst(locate).transform(tree)
 

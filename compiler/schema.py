@@ -35,7 +35,9 @@ def validator(name: str) -> Draft202012Validator:
 def fast_check(name: str):
     """A compiled validator for the common case of a valid document (several times faster);
     jsonschema then explains the errors of an invalid one, with every error found."""
-    return fastjsonschema.compile(schema(name))
+    import copy
+
+    return fastjsonschema.compile(copy.deepcopy(schema(name)))  # it rewrites $refs in place
 
 
 _JSON_WORDS = {"object": "a mapping", "array": "a list", "string": "text", "integer": "a whole number",

@@ -170,6 +170,9 @@ def _check_collisions(voc: Vocabulary, diags: Diagnostics) -> None:
         if start and start not in voc.zones:
             diags.error("E101", f"card type '{ctype}' starts in unknown zone '{start}'",
                         entry.doc.span((*entry.path, "start")))
+        elif start and voc.zones[start].value.get("owner", "player") != "shared":
+            diags.error("E109", f"card type '{ctype}' starts in '{start}', a zone each player has: cards start "
+                        "in a shared zone and the setup program deals them", entry.doc.span((*entry.path, "start")))
     for pname, entry in voc.pieces.items():
         cap = entry.value.get("capacity")
         if cap and cap not in voc.stats:

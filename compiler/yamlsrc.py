@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -362,12 +363,21 @@ def load_yaml_file(path: Path | str, diags: Diagnostics, display: str | None = N
     path = Path(path)
     file = display or str(path)
     try:
-        size = path.stat().st_size
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            diags.error("E006", "not a regular file (a folder, device or pipe cannot be read as YAML)",
+                        Span(file, 0, 0))
+            return None
+        size = st.st_size
+        if size <= MAX_FILE_BYTES:
+            # Read one byte past the limit: a file that grows while we read it is still caught.
+            with path.open("rb") as fh:
+                data = fh.read(MAX_FILE_BYTES + 1)
+            size = max(size, len(data))
         if size > MAX_FILE_BYTES:
             diags.error("E005", f"file is {size:,} bytes; the limit for a pack file is {MAX_FILE_BYTES:,}",
                         Span(file, 1, 1), hint="split the cards over several files")
             return None
-        data = path.read_bytes()
     except OSError as e:
         diags.error("E006", f"cannot read file: {e.strerror or e}", Span(file, 0, 0))
         return None

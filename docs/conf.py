@@ -28,12 +28,12 @@ copyright = "the cardsmith authors"
 release = __version__
 version = ".".join(__version__.split(".")[:2])
 
-extensions = ["sphinx_click", "cardsmith_examples"]
+extensions = ["sphinx.ext.autodoc", "sphinx_click", "cardsmith_examples"]
 
 # The pack every effect-language example is compiled against (relative to this folder).
 cardsmith_example_pack = "example-pack"
 
-exclude_patterns = ["_build", "example-pack", "first-pack", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "example-pack", "first-pack", "expansion-pack", "Thumbs.db", ".DS_Store"]
 templates_path: list[str] = []
 root_doc = "index"
 highlight_language = "none"

@@ -78,6 +78,8 @@ class ScriptedAgent:
             return self.fallback.choose(game, decision)
         a = self.answers.pop(0)
         if isinstance(a, int):
+            if not 0 <= a < len(decision.options):
+                raise ScriptMismatch(decision, a)
             return a
         matches = [i for i, label in enumerate(decision.labels) if label == a or label.startswith(a)]
         if not matches:
@@ -92,7 +94,7 @@ class ScriptExhausted(Exception):
 
 
 class ScriptMismatch(Exception):
-    def __init__(self, decision: Decision, answer: str) -> None:
+    def __init__(self, decision: Decision, answer: str | int) -> None:
         super().__init__(f"scripted answer {answer!r} is not an option of '{decision.prompt}': "
                          f"{', '.join(decision.labels)}")
         self.decision = decision

@@ -260,6 +260,12 @@ class Linker:
                 not runs.isdisjoint(abilities[c.defn].conditions)
         if kind == "not-this":
             return lambda vm, f, c: c.id != f.this
+        if kind == "stat" and flt[1] in self.pack.pieces:
+            piece, op, value = flt[1], _CMP[flt[2]], flt[3]
+            if isinstance(value, dict):
+                code = self.link(Code.from_json(value))
+                return lambda vm, f, c: op(c.pieces.get(piece, 0), vm.eval_sync(code, f.you, f.it, f.this))
+            return lambda vm, f, c: op(c.pieces.get(piece, 0), value)
         if kind == "stat":
             stat, op, value = flt[1], _CMP[flt[2]], flt[3]
             if isinstance(value, dict):
@@ -930,8 +936,14 @@ def op_LOSE(vm, f, ins):
 
 def op_SET(vm, f, ins):
     name = ins[1]
-    store, _ = _counter_target(vm, f, name)
-    store[name] = f.stack.pop()
+    store, decl = _counter_target(vm, f, name)
+    v = f.stack.pop()
+    lo, hi = decl.get("min"), decl.get("max")
+    if lo is not None and v < lo:
+        v = lo
+    if hi is not None and v > hi:
+        v = hi
+    store[name] = v
 
 
 def op_HAS(vm, f, ins):
@@ -1275,8 +1287,11 @@ def op_ACTIVATION(vm, f, ins):
     block, main = _activation_order(vm, f, timing)
     position = vm.pack.activation.get("block-position", "before")
     if block and main and position == "before-or-after":
-        a = vm.decide(f, "option", f"{timing}: board cards before or after the tableau",
-                      ["before", "after"], ["board cards first", "tableau first"])
+        act = vm.pack.activation
+        block_name = " and ".join(act.get("block", []))
+        main_name = act.get("main", "the rest")
+        a = vm.decide(f, "option", f"{timing}: {block_name} before or after {main_name}",
+                      ["before", "after"], [f"{block_name} first", f"{main_name} first"])
         if a is None:
             return SUSPEND
         order = block + main if a == 0 else main + block
@@ -1344,7 +1359,10 @@ def op_REVEAL(vm, f, ins):
     if n <= 0 or not zone:
         return
     idx = n - 1
-    f.it = zone[idx] if end == "bottom" else zone[-1 - idx] if idx < len(zone) else None
+    if idx >= len(zone):
+        f.it = None
+    else:
+        f.it = zone[idx] if end == "bottom" else zone[-1 - idx]
 
 
 HANDLERS: dict[str, Callable] = {name[3:]: fn for name, fn in globals().items() if name.startswith("op_")}

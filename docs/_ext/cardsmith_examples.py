@@ -600,17 +600,32 @@ class SchemaDirective(Directive):
 # ---------------------------------------------------------------------------- commands
 
 
+_EDIT = re.compile(r'^(?P<file>[^:]+):\s*(?P<old>"(?:[^"\\]|\\.)*")\s*->\s*(?P<new>"(?:[^"\\]|\\.)*")\s*$')
+
+
 class CommandDirective(Directive):
+    """Run `cardsmith ARGS` and show the real output.
+
+    With ``:copy: SRC DEST`` the command runs in a fresh temporary folder holding a copy of
+    the docs folder SRC named DEST, changed by the edits in the directive's content, one per
+    line: ``DEST/FILE: "old text" -> "new text"`` (JSON strings; each old text must occur
+    exactly once). That is how the pages show real diagnostics of broken packs.
+    """
+
     required_arguments = 1
     final_argument_whitespace = True
-    has_content = False
+    has_content = True
     option_spec = {
         "cwd": directives.unchanged_required,
+        "copy": directives.unchanged_required,
         "exit-code": directives.nonnegative_int,
         "stdout-only": directives.flag,
     }
 
     def run(self):
+        import shutil
+        import tempfile
+
         from click.testing import CliRunner
 
         from cardsmith.cli import main
@@ -619,15 +634,41 @@ class CommandDirective(Directive):
         for f in _pack_files(env):
             env.note_dependency(str(f))
         args = self.arguments[0]
-        cwd = Path(env.srcdir) / self.options.get("cwd", ".")
         want = self.options.get("exit-code", 0)
-        runner = CliRunner()
-        old = os.getcwd()
-        os.chdir(cwd)
-        try:
-            result = runner.invoke(main, shlex.split(args), prog_name="cardsmith", catch_exceptions=True)
-        finally:
-            os.chdir(old)
+        with tempfile.TemporaryDirectory(prefix="cardsmith-docs-") as tmp:
+            if "copy" in self.options:
+                try:
+                    src, dest = self.options["copy"].split()
+                except ValueError:
+                    raise self.error(":copy: takes SRC DEST") from None
+                src_dir = Path(env.srcdir) / src
+                if not src_dir.is_dir():
+                    raise self.error(f":copy: no folder {src_dir}")
+                for f in src_dir.rglob("*"):
+                    env.note_dependency(str(f))
+                shutil.copytree(src_dir, Path(tmp) / dest, ignore=shutil.ignore_patterns("_build", "__pycache__"))
+                for line in (ln for ln in self.content if ln.strip()):
+                    m = _EDIT.match(line.strip())
+                    if not m:
+                        raise self.error(f'an edit reads FILE: "old" -> "new", not {line!r}')
+                    target = Path(tmp) / m["file"]
+                    old_text, new_text = json.loads(m["old"]), json.loads(m["new"])
+                    text = target.read_text(encoding="utf-8") if target.is_file() else ""
+                    if text.count(old_text) != 1:
+                        raise self.error(f"edit of {m['file']}: {old_text!r} occurs {text.count(old_text)} times")
+                    target.write_text(text.replace(old_text, new_text), encoding="utf-8")
+                cwd = Path(tmp)
+            elif self.content:
+                raise self.error("edits need :copy:")
+            else:
+                cwd = Path(env.srcdir) / self.options.get("cwd", ".")
+            runner = CliRunner()
+            old = os.getcwd()
+            os.chdir(cwd)
+            try:
+                result = runner.invoke(main, shlex.split(args), prog_name="cardsmith", catch_exceptions=True)
+            finally:
+                os.chdir(old)
         output = result.stdout if "stdout-only" in self.options else result.output
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             raise self.error(f"cardsmith {args}: {type(result.exception).__name__}: {result.exception}")

@@ -1,0 +1,156 @@
+"""`describe`, `reference` and `sheets`: generated card text, rule references and printable cards."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from cardsmith.compiler.describe import LANGS, Describer
+from cardsmith.compiler.diagnostics import did_you_mean
+from cardsmith.compiler.packs import resolve_pack_ref
+
+from . import main
+from .build import compile_or_exit
+
+
+def _pdf_or_exit():
+    from cardsmith.compiler.render import PdfUnavailable, pdf_engine
+
+    try:
+        return pdf_engine()
+    except PdfUnavailable as e:
+        click.echo(f"cardsmith: {e}", err=True)
+        sys.exit(2)
+
+
+def _folder(pack: str) -> Path | None:
+    return resolve_pack_ref(pack)
+
+
+@main.command()
+@click.argument("pack")
+@click.argument("card", required=False)
+@click.option("--lang", type=click.Choice(LANGS), default="en", show_default=True, help="Language of the text.")
+def describe(pack: str, card: str | None, lang: str) -> None:
+    """Print the text of every card's abilities, generated from the compiled pack.
+
+    The text is made from what the compiler checked, not from anything written on the card,
+    so it always says what the card does. Words come from the pack: `names:` on rules.yaml
+    entries and cards, and the `glossary:` of rules.yaml (which also gives the phrase a macro
+    call reads as). With CARD (a card id), only that card.
+
+    \b
+    Examples:
+      cardsmith describe earth mossback-oak
+      cardsmith describe earth --lang ja | less
+    """
+    res = compile_or_exit(pack)
+    d = Describer(res, lang)
+    cards = res.pack.cards
+    if card:
+        c = res.pack.card(card)
+        if c is None:
+            hint = did_you_mean(card, [x.id for x in cards])
+            click.echo(f"cardsmith: pack '{res.pack.id}' has no card '{card}'" + (f"; {hint}" if hint else ""), err=True)
+            sys.exit(2)
+        cards = [c]
+    for c in cards:
+        abilities = d.card(c)
+        name = d.card_name(c)
+        click.echo(f"{name} ({c.id})" if name != c.id else c.id)
+        for a in abilities:
+            click.echo(f"  [{a.label}] {a.text}")
+        if not abilities:
+            click.echo("  —")
+
+
+@main.command()
+@click.argument("pack")
+@click.option("--format", "fmt", type=click.Choice(["html", "pdf", "md"]), default="html", show_default=True,
+              help="html: one self-contained page; pdf: printable (needs the 'pdf' extra); md: Markdown.")
+@click.option("--lang", type=click.Choice(LANGS), default="en", show_default=True, help="Language of the text.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write here (default: stdout; pdf needs -o).")
+def reference(pack: str, fmt: str, lang: str, output: str | None) -> None:
+    """Write the rule reference and card catalogue of a pack.
+
+    Generated from rules.yaml and the cards: components and setup, the game flow, each action
+    with the active player's and the other players' parts, the activation order drawn cell by
+    cell, ability timings, conversions, the end of the game, scoring steps and tie-breakers,
+    then every card with its facts, timing icons and text, and an index. A pack can replace
+    the HTML templates with its own templates/ folder.
+
+    \b
+    Examples:
+      cardsmith reference earth -o earth.html
+      cardsmith reference earth --format pdf --lang ja -o earth-ja.pdf
+      cardsmith reference ./my-pack --format md > REFERENCE.md
+    """
+    from cardsmith.compiler.reference import build_reference
+    from cardsmith.compiler.render import html_to_pdf, render_html, render_markdown
+
+    if fmt == "pdf":
+        _pdf_or_exit()
+        if not output:
+            raise click.UsageError("--format pdf needs -o PATH")
+    t0 = time.perf_counter()
+    res = compile_or_exit(pack)
+    ref = build_reference(res, lang)
+    folder = _folder(pack)
+    if fmt == "md":
+        text = render_markdown(ref)
+    else:
+        text = render_html(ref, folder)
+    if fmt == "pdf":
+        html_to_pdf(text, output)
+    elif output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        click.echo(text)
+    if output:
+        click.echo(f"{res.pack.id}: {fmt} reference ({lang}), {len(ref.cards)} cards -> {output} "
+                   f"in {time.perf_counter() - t0:.1f}s", err=True)
+
+
+@main.command()
+@click.argument("pack")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
+              help="The PDF to write (or .html for the HTML the PDF is made from).")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
+@click.option("--backs", is_flag=True, help="Add a back page after each front page, mirrored for long-edge duplex.")
+@click.option("--copies", is_flag=True, help="Print each card as many times as the deck holds it.")
+@click.option("--lang", type=click.Choice(LANGS), default="en", show_default=True, help="Language of the text.")
+def sheets(pack: str, output: str, paper: str, backs: bool, copies: bool, lang: str) -> None:
+    """Print cards on sheets: 63 x 88 mm, 3 x 3 per page, 3 mm bleed, crop marks.
+
+    Cards sit edge to edge so one cut separates two cards; the block has a 3 mm bleed all round
+    and crop marks in the margin on every cut line. Without --backs every side of every card
+    is printed; with --backs each front page is followed by a back page mirrored left to right
+    (print double-sided, flip on the long edge): a double-sided card gets its other side, any
+    other card a card back. Templates come from compiler/templates/ unless the pack has its own
+    templates/ folder.
+
+    \b
+    Examples:
+      cardsmith sheets earth -o earth-cards.pdf
+      cardsmith sheets earth -o cards.pdf --paper letter --backs --lang ja
+    """
+    from cardsmith.compiler.reference import build_reference
+    from cardsmith.compiler.render import html_to_pdf, render_sheets_html
+
+    to_html = output.lower().endswith((".html", ".htm"))
+    if not to_html:
+        _pdf_or_exit()
+    t0 = time.perf_counter()
+    res = compile_or_exit(pack)
+    ref = build_reference(res, lang)
+    html, pages = render_sheets_html(ref, paper, backs, copies, _folder(pack))
+    if to_html:
+        Path(output).write_text(html, encoding="utf-8")
+    else:
+        html_to_pdf(html, output)
+    faces = sum(1 for c in ref.cards if not (backs and c.is_back))
+    click.echo(f"{res.pack.id}: {faces} card faces on {pages} {paper} pages -> {output} "
+               f"in {time.perf_counter() - t0:.1f}s", err=True)

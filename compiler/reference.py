@@ -1,0 +1,697 @@
+"""The rule reference and card catalogue of a pack, as plain data for the renderers.
+
+`build_reference(result, lang)` reads the compiled pack, its vocabulary and the checked ASTs
+(through `describe.Describer`) and returns a `Reference`: sections of blocks (paragraphs, step
+lists, tables, the activation-order drawing) and the catalogue of cards. `render.py` turns it
+into Markdown, HTML (Jinja2 templates), PDF and reStructuredText; nothing here formats.
+
+Where the sections come from:
+
+- components: players, card types (with how many cards of each), resources, zones, pieces,
+  traits, stats and rule parameters, from rules.yaml;
+- setup and game flow: the `setup` and `game` programs, with the macros they call opened one
+  level deeper as sub-steps;
+- actions: every `choose one` whose options are all macro calls is a choice of actions; each
+  action's body is split into the active player's part, the other players' part, everybody's
+  part and the rest;
+- activation order: the `activation:` block of rules.yaml, drawn as cells in the order they run;
+- conversions: macros that are, under any loops, a cost followed by a reward;
+- end of game: the condition that stops the game loop and every macro that makes it true;
+- scoring steps, tie-breakers, and every other macro as a game word.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import ast as A
+from .describe import LANGS, Describer
+from .diagnostics import Diagnostics
+from .expand import Expander
+
+# ------------------------------------------------------------------------- labels
+
+LABELS = {
+    "en": {
+        "reference": "Rule reference", "contents": "Contents", "components": "Components", "setup": "Setup",
+        "flow": "Game flow", "actions": "Actions", "activation": "Activation order", "timings": "Ability timings",
+        "conversions": "Conversions", "end": "End of the game", "scoring": "Scoring", "tiebreakers": "Tie-breakers",
+        "words": "Game words", "automatic": "Automatic rules", "catalogue": "Card catalogue", "index": "Index",
+        "players": "Players", "players_n": "{lo} to {hi} players", "players_1": "{lo} player",
+        "card_types": "Card types", "cards": "cards", "starts_in": "starts in", "resources": "Resources",
+        "zones": "Zones", "pieces": "Pieces", "traits": "Traits", "stats": "Card numbers", "params": "Rule parameters",
+        "flags": "Marks", "counters": "Shared counters", "start": "start", "shared": "shared",
+        "per_player": "each player", "name": "Name", "kind": "Kind", "owner": "Owner", "values": "Values",
+        "value": "Value", "count": "Cards", "active": "Active player", "others": "Other players",
+        "everyone": "All players", "then": "Then", "phrase": "Reads as", "does": "Does",
+        "block_first": "{block} first, then {main}", "block_after": "{main} first, then {block}",
+        "block_either": "{block} either before or after {main} (the player chooses, each time)",
+        "grid_order": "{main}: row by row from the top, left to right in each row",
+        "row_forward": "{main}: from left to right", "row_reverse": "{main}: from right to left",
+        "optional": "Every activation is optional: a player may skip any card.",
+        "once": "Each card activates at most once per action.",
+        "partial": "Costs are paid in full first; rewards may be taken in part or in full.",
+        "block_together": "{block} activate together, in this order, and never split around {main}.",
+        "matches": "also runs when {timings} abilities are activated",
+        "kind_activated": "activated by the actions of its colour",
+        "kind_on-play": "runs once when the card is played", "kind_ongoing": "applies while the card is in play",
+        "kind_end": "runs at the end of the game", "kind_condition": "a condition (a goal)",
+        "kind_scoring": "scored at the end of the game", "for_types": "on {types}",
+        "game_ends": "The game ends when {cond}.", "set_by": "What ends it",
+        "tie_intro": "If players are tied, the one with more of the following wins (compared in order):",
+        "no_actions": "This game offers no choice of actions.", "type": "Type", "number": "No.",
+        "copies": "copies", "back": "Other side", "pack": "Pack", "original": "original card",
+        "requires": "Requires", "none": "—", "order_cells": "Activation order",
+        "or": "or", "before": "before", "after": "after", "turn_choice": "On a turn, choose one of these:",
+        "cost": "cost",
+    },
+    "ja": {
+        "reference": "ルールリファレンス", "contents": "目次", "components": "内容物", "setup": "ゲームの準備",
+        "flow": "ゲームの流れ", "actions": "アクション", "activation": "効果の発動順", "timings": "能力のタイミング",
+        "conversions": "変換", "end": "ゲームの終了", "scoring": "得点計算", "tiebreakers": "同点の場合",
+        "words": "用語", "automatic": "自動的に行われるルール", "catalogue": "カード一覧", "index": "索引",
+        "players": "プレイ人数", "players_n": "{lo}〜{hi}人", "players_1": "{lo}人",
+        "card_types": "カードの種類", "cards": "枚", "starts_in": "最初の置き場", "resources": "資源",
+        "zones": "置き場", "pieces": "コマ", "traits": "特徴", "stats": "カードの数値", "params": "ルールの数値",
+        "flags": "印", "counters": "共通のカウンター", "start": "開始時", "shared": "共通",
+        "per_player": "各プレイヤー", "name": "名前", "kind": "種類", "owner": "持ち主", "values": "値",
+        "value": "値", "count": "枚数", "active": "手番プレイヤー", "others": "他のプレイヤー",
+        "everyone": "全プレイヤー", "then": "その後", "phrase": "表記", "does": "内容",
+        "block_first": "{block}が先、その後{main}", "block_after": "{main}が先、その後{block}",
+        "block_either": "{block}は{main}の前か後のどちらか（毎回プレイヤーが選ぶ）",
+        "grid_order": "{main}：上の横列から順に、各横列は左から右へ",
+        "row_forward": "{main}：左から右へ", "row_reverse": "{main}：右から左へ",
+        "optional": "能力の発動は任意で、どのカードも飛ばすことができる。",
+        "once": "各カードは1回のアクションにつき1回まで発動できる。",
+        "partial": "コストは先に全額支払う。報酬は一部でも全部でも受け取ることができる。",
+        "block_together": "{block}はこの順でまとめて発動し、{main}の途中に分けて発動することはできない。",
+        "matches": "{timings}の能力を発動するときにも発動する",
+        "kind_activated": "同じ色のアクションで発動する", "kind_on-play": "プレイしたときに1回発動する",
+        "kind_ongoing": "場にある間ずっと有効", "kind_end": "ゲーム終了時に発動する",
+        "kind_condition": "条件（目標）", "kind_scoring": "ゲーム終了時に得点になる", "for_types": "{types}",
+        "game_ends": "{cond}ときにゲームが終了する。", "set_by": "終了のきっかけ",
+        "tie_intro": "同点の場合、次を順に比べて多いプレイヤーが勝つ：",
+        "no_actions": "このゲームにはアクションの選択がない。", "type": "種類", "number": "番号",
+        "copies": "枚", "back": "裏面", "pack": "パック", "original": "オリジナルカード",
+        "requires": "条件", "none": "—", "order_cells": "発動順",
+        "or": "または", "before": "前", "after": "後", "turn_choice": "手番では次のうち1つを選ぶ：",
+        "cost": "コスト",
+    },
+}
+
+_COLOURS = {"green": "#3d9a3d", "red": "#c8372d", "blue": "#2f6fc0", "yellow": "#d9a900", "black": "#222222",
+            "brown": "#8b5a2b", "white": "#f4f4f4", "purple": "#7b4fa0", "orange": "#e07a1f", "grey": "#888888",
+            "gray": "#888888", "pink": "#d46a9f", "teal": "#2a8f8f"}
+
+
+def timing_colours(name: str, timing: dict) -> list[str]:
+    """The colours of a timing's icon: its own if its name is a colour, else those it matches, else a
+    stable colour from its name."""
+    if name in _COLOURS:
+        return [_COLOURS[name]]
+    matched = [_COLOURS[m] for m in timing.get("matches", []) if m in _COLOURS]
+    if len(matched) >= 2 or (matched and timing.get("kind") != "ongoing"):
+        return matched
+    if matched:
+        return matched
+    h = int(hashlib.sha1(name.encode()).hexdigest()[:4], 16) / 0xFFFF
+    r, g, b = colorsys.hls_to_rgb(h, 0.42, 0.55)
+    return [f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"]
+
+
+# ------------------------------------------------------------------------- the model
+
+
+@dataclass
+class Step:
+    text: str
+    children: list[Step] = field(default_factory=list)
+
+
+@dataclass
+class Block:
+    kind: str  # p | steps | table | defs | parts | activation | timings
+    text: str = ""
+    ordered: bool = False
+    steps: list[Step] = field(default_factory=list)
+    head: list[str] = field(default_factory=list)
+    rows: list[list[str]] = field(default_factory=list)
+    items: list[tuple[str, str]] = field(default_factory=list)  # defs and parts: (label, text)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Section:
+    id: str
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+    subsections: list[Section] = field(default_factory=list)
+
+
+@dataclass
+class TimingIcon:
+    timing: str
+    label: str
+    kind: str
+    colours: list[str]
+    letter: str
+
+    @property
+    def style(self) -> str:
+        if len(self.colours) == 1:
+            return f"background:{self.colours[0]}"
+        n = len(self.colours)
+        stops = ", ".join(f"{c} {i * 100 // n}% {(i + 1) * 100 // n}%" for i, c in enumerate(self.colours))
+        return f"background:conic-gradient({stops})"
+
+
+@dataclass
+class CardAbility:
+    icon: TimingIcon
+    text: str
+
+
+@dataclass
+class CardEntry:
+    id: str
+    anchor: str
+    name: str
+    alt_name: str  # the name in the other language, when it differs
+    type: str
+    type_id: str
+    number: str | None
+    copies: int
+    traits: list[str]
+    stats: list[tuple[str, Any]]
+    cost: Any
+    abilities: list[CardAbility]
+    back_id: str | None
+    back_name: str | None
+    back_anchor: str | None
+    is_back: bool
+    pack: str
+    original: bool
+    text_length: int = 0
+
+
+@dataclass
+class Reference:
+    pack_id: str
+    pack_name: str
+    version: str
+    lang: str
+    labels: dict[str, str]
+    sections: list[Section]
+    cards: list[CardEntry]
+    card_groups: list[tuple[str, list[CardEntry]]]
+    index: list[CardEntry]
+    timings: list[TimingIcon]
+
+    @property
+    def title(self) -> str:
+        return f"{self.pack_name} — {self.labels['reference']}"
+
+
+# ------------------------------------------------------------------------- building
+
+
+class _Builder:
+    def __init__(self, result, lang: str) -> None:
+        if lang not in LANGS:
+            raise ValueError(f"unknown language '{lang}'")
+        self.result = result
+        self.pack = result.pack
+        self.voc = result.compiler.voc
+        self.lang = lang
+        self.L = LABELS[lang]
+        self.card_d = Describer(result, lang, mode="card")
+        self.d = Describer(result, lang, mode="rules")
+        self.lex = self.d.lex
+        self.macros = {m.signature: m for ms in result.compiler.macros.values() for m in ms}
+        self.expander = Expander(result.compiler.macros, Diagnostics())
+        self.actions: list[str] = []
+        self.shown: set[str] = set()
+
+    def t(self, name: str, sec: str | None = None) -> str:
+        return self.lex.term(name, sec=sec)
+
+    def sentence(self, text: str) -> str:
+        if self.lang == "ja":
+            return text if text.endswith("。") else text + "。"
+        return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+    # programs
+    def program(self, body) -> str:
+        return self.d.program(body)
+
+    def macro_body(self, sig: str):
+        m = self.macros.get(sig)
+        return self.expander.program(m.body).body if m is not None else ()
+
+    def steps(self, body, depth: int = 0, skip: set[str] | frozenset = frozenset()) -> list[Step]:
+        out = []
+        for s in _flatten(body):
+            step = Step(self.program((s,)))
+            if depth < 3:
+                for g in self.phrased_groups(s):
+                    if g.macro in skip or g.macro in self.actions:
+                        continue
+                    self.shown.add(g.macro)  # its text was the phrase: open the body as sub-steps
+                    step.children.extend(self.steps(g.body, depth + 1, skip))
+            out.append(step)
+        return out
+
+    def phrased_groups(self, stmt) -> list[A.Group]:
+        """Macro calls a statement's text names by their phrase; calls without one were described
+        from their bodies, so look inside them."""
+        out = []
+        for g in _macro_groups(stmt):
+            if self.lex.phrase(g.macro) is not None:
+                out.append(g)
+            else:
+                out.extend(x for s in g.body for x in self.phrased_groups(s))
+        return out
+
+    # sections
+    def build(self) -> Reference:
+        asts = self.result.asts
+        game = asts.get("game", ())
+        setup = asts.get("setup", ())
+        self.find_actions([setup, game])
+        sections = [self.components()]
+        if setup:
+            sections.append(Section("setup", self.L["setup"], [Block("steps", ordered=True, steps=self.steps(setup))]))
+        if game:
+            sections.append(Section("flow", self.L["flow"], [Block("steps", ordered=True, steps=self.steps(game))]))
+        sections.append(self.actions_section())
+        if self.pack.activation:
+            sections.append(self.activation_section())
+        sections.append(self.timings_section())
+        conv = self.conversions_section()
+        if conv.blocks:
+            sections.append(conv)
+        sections.append(self.end_section(game))
+        sections.append(self.scoring_section())
+        if self.pack.tiebreakers:
+            sections.append(self.tiebreak_section())
+        sections.append(self.words_section())
+        auto = self.automatic_section()
+        if auto.blocks:
+            sections.append(auto)
+        cards = self.catalogue()
+        groups = []
+        for ctype in self.voc.card_types:
+            members = [c for c in cards if c.type_id == ctype]
+            if members:
+                groups.append((self.t(ctype, "card-types"), members))
+        index = sorted(cards, key=lambda c: c.name.casefold())
+        return Reference(self.pack.id, self.pack_name(), self.pack.version, self.lang, self.L, sections, cards,
+                         groups, index, self.timing_icons())
+
+    def pack_name(self) -> str:
+        top = self.result.sources[-1] if self.result.sources else None
+        names = ((top.pack_doc.value or {}).get("names") or {}) if top is not None else {}
+        return names.get(self.lang) or self.pack.name
+
+    def components(self) -> Section:
+        L = self.L
+        lo, hi = self.pack.players
+        blocks = [Block("p", text=f"{L['players']}: " + (L["players_n"] if lo != hi else L["players_1"]).format(
+            lo=lo, hi=hi))]
+        counts: dict[str, int] = {}
+        for c in self.pack.cards:
+            if not c.is_back:
+                counts[c.type] = counts.get(c.type, 0) + c.copies
+        rows = [[self.t(ct, "card-types"), str(counts.get(ct, 0)),
+                 self.t(v["start"], "zones") if (v or {}).get("start") else L["none"]]
+                for ct, v in self.pack.card_types.items()]
+        sub = [Section("card-types", L["card_types"], [Block("table", head=[L["type"], L["count"], L["starts_in"]],
+                                                               rows=rows)])]
+        if self.pack.resources:
+            rows = [[self.t(n, "resources"), str(v.get("start", 0)), self.describe_entry(v)]
+                    for n, v in self.pack.resources.items()]
+            sub.append(Section("resources", L["resources"],
+                               [Block("table", head=[L["name"], L["start"], ""], rows=rows)]))
+        if self.pack.counters:
+            rows = [[self.t(n, "counters"), str(v.get("start", 0)), self.describe_entry(v)]
+                    for n, v in self.pack.counters.items()]
+            sub.append(Section("counters", L["counters"],
+                               [Block("table", head=[L["name"], L["start"], ""], rows=rows)]))
+        rows = []
+        for n, z in self.pack.zones.items():
+            kind = z.get("kind", "")
+            if kind in ("grid", "hex") and "width" in z:
+                kind = f"{kind} {z['width']}×{z['height']}"
+            rows.append([self.t(n, "zones"), L["per_player"] if z.get("owner") == "player" else L["shared"], kind])
+        sub.append(Section("zones", L["zones"], [Block("table", head=[L["name"], L["owner"], L["kind"]], rows=rows)]))
+        if self.pack.pieces:
+            rows = [[self.lex.piece(n), self.describe_entry(v)] for n, v in self.pack.pieces.items()]
+            sub.append(Section("pieces", L["pieces"], [Block("table", head=[L["name"], ""], rows=rows)]))
+        if self.pack.traits:
+            rows = [[self.t(n), "・".join(self.t(v) for v in vals) if self.lang == "ja" else
+                     ", ".join(self.t(v) for v in vals)] for n, vals in self.pack.traits.items()]
+            sub.append(Section("traits", L["traits"], [Block("table", head=[L["name"], L["values"]], rows=rows)]))
+        if self.pack.stats:
+            rows = [[self.lex.stat(n), self.describe_entry(self.voc.stats[n].value or {})] for n in self.pack.stats]
+            sub.append(Section("stats", L["stats"], [Block("table", head=[L["name"], ""], rows=rows)]))
+        if self.pack.params:
+            rows = [[self.t(n, "params"), ", ".join(map(str, v)) if isinstance(v, list) else str(v)]
+                    for n, v in self.pack.params.items()]
+            sub.append(Section("params", L["params"], [Block("table", head=[L["name"], L["value"]], rows=rows)]))
+        return Section("components", L["components"], blocks, sub)
+
+    def describe_entry(self, value: dict) -> str:
+        """An entry's description: written in English in rules.yaml, so shown only in English."""
+        if self.lang == "en" and isinstance(value, dict):
+            return str(value.get("description", ""))
+        return ""
+
+    def find_actions(self, roots) -> None:
+        """Macros offered side by side in a 'choose one' are the game's actions."""
+        seen: set[str] = set()
+        todo = list(roots)
+        while todo:  # breadth first: the outermost choice wins; an action's own choices are not actions
+            node = todo.pop(0)
+            for n in _walk(node, into_macros=False):
+                if isinstance(n, A.ChooseOne):
+                    opts = [_single_macro(o) for o in n.options]
+                    if len(opts) >= 2 and all(opts):
+                        for g in opts:
+                            if g.macro not in self.actions:
+                                self.actions.append(g.macro)
+                if isinstance(n, A.Group) and n.macro and n.macro not in seen:
+                    seen.add(n.macro)
+                    if n.macro not in self.actions:
+                        todo.append(n.body)
+
+    def actions_section(self) -> Section:
+        L = self.L
+        sec = Section("actions", L["actions"])
+        if not self.actions:
+            sec.blocks.append(Block("p", text=L["no_actions"]))
+            return sec
+        sec.blocks.append(Block("p", text=L["turn_choice"]))
+        for sig in self.actions:
+            self.shown.add(sig)
+            body = self.macro_body(sig)
+            parts: list[tuple[str, str]] = []
+            for s in _flatten(body):
+                label = L["then"]
+                inner = (s,)
+                if isinstance(s, A.Scoped):
+                    p = s.players
+                    if p.kind == "ref" and p.ref is not None and p.ref.kind == "active":
+                        label, inner = L["active"], s.body
+                    elif p.kind == "each_other":
+                        label, inner = L["others"], s.body
+                    elif p.kind in ("each", "turns") and p.start is None:
+                        label, inner = L["everyone"], s.body
+                text = self.program(inner)
+                if parts and parts[-1][0] == label:
+                    parts[-1] = (label, parts[-1][1] + " " + text)
+                else:
+                    parts.append((label, text))
+            title = self.action_title(sig)
+            sec.subsections.append(Section("action-" + _slug(sig), title, [Block("parts", items=parts)]))
+        return sec
+
+    def action_title(self, sig: str) -> str:
+        phrase = self.lex.phrase(sig)
+        if phrase is None:
+            return sig
+        return phrase[:1].upper() + phrase[1:] if self.lang == "en" else phrase
+
+    def activation_section(self) -> Section:
+        L = self.L
+        act = self.pack.activation
+        block = [z for z in act.get("block", []) if z in self.pack.zones]
+        main = act.get("main")
+        blocks: list[Block] = []
+        sep = "・" if self.lang == "ja" else ", "
+        block_words = sep.join(self.t(z, "zones") for z in block)
+        main_word = self.t(main, "zones") if main else ""
+        lines = []
+        if block and main:
+            pos = act.get("block-position", "before")
+            key = {"before": "block_first", "after": "block_after"}.get(pos, "block_either")
+            lines.append(L[key].format(block=block_words, main=main_word))
+        cells: list[list[int]] = []
+        zone = self.pack.zones.get(main, {}) if main else {}
+        if zone.get("kind") == "grid":
+            w, h = zone.get("width", 1), zone.get("height", 1)
+            cells = [[r * w + c + 1 for c in range(w)] for r in range(h)]
+            lines.append(L["grid_order"].format(main=main_word))
+        elif main:
+            n = 5
+            reverse = act.get("direction") == "reverse"
+            cells = [[n - i for i in range(n)] if reverse else [i + 1 for i in range(n)]]
+            lines.append(L["row_reverse" if reverse else "row_forward"].format(main=main_word))
+        blocks.append(Block("activation", data={
+            "block": [self.t(z, "zones") for z in block], "main": main_word, "cells": cells,
+            "position": act.get("block-position", "before"), "kind": zone.get("kind", ""),
+            "reverse": act.get("direction") == "reverse", "open": zone.get("kind") != "grid",
+        }))
+        blocks.append(Block("steps", ordered=True, steps=[Step(x) for x in lines]))
+        notes = []
+        if len(block) > 1 and main:
+            notes.append(L["block_together"].format(block=block_words, main=main_word))
+        if act.get("optional"):
+            notes.append(L["optional"])
+        if act.get("once-per-card"):
+            notes.append(L["once"])
+        if act.get("partial-rewards"):
+            notes.append(L["partial"])
+        blocks.extend(Block("p", text=n) for n in notes)
+        return Section("activation", L["activation"], blocks)
+
+    def timing_icons(self) -> list[TimingIcon]:
+        return [self.icon(n) for n in self.pack.timings]
+
+    def icon(self, name: str) -> TimingIcon:
+        timing = self.pack.timings.get(name, {})
+        label = self.t(name, "timings")
+        return TimingIcon(name, label, timing.get("kind", ""), timing_colours(name, timing), label[:1].upper())
+
+    def timings_section(self) -> Section:
+        L = self.L
+        rows = []
+        for name, timing in self.pack.timings.items():
+            kind = timing.get("kind", "")
+            what = L.get(f"kind_{kind}", kind)
+            if timing.get("matches"):
+                sep = "・" if self.lang == "ja" else ", "
+                what += ("、" if self.lang == "ja" else "; ") + L["matches"].format(
+                    timings=sep.join(self.t(m, "timings") for m in timing["matches"]))
+            types = timing.get("types") or []
+            sep = "・" if self.lang == "ja" else ", "
+            rows.append([name, self.t(name, "timings"), what, sep.join(self.t(t, "card-types") for t in types)])
+        return Section("timings", L["timings"], [Block("timings", rows=rows,
+                                                       head=["", L["name"], L["does"], L["card_types"]])])
+
+    def conversions_section(self) -> Section:
+        sec = Section("conversions", self.L["conversions"])
+        for sig, m in self.macros.items():
+            body = self.expander.program(m.body).body
+            if _is_conversion(body):
+                self.shown.add(sig)
+                sec.blocks.append(Block("defs", items=[(self.word_title(sig), self.program(body))]))
+        return sec
+
+    def word_title(self, sig: str) -> str:
+        phrase = self.lex.phrase(sig)
+        if phrase is None:
+            return sig
+        return phrase[:1].upper() + phrase[1:] if self.lang == "en" else phrase
+
+    def end_section(self, game) -> Section:
+        L = self.L
+        sec = Section("end", L["end"])
+        conds = [n.value for n in _walk(game) if isinstance(n, A.Repeat) and n.kind in ("until", "while")]
+        counters: set[str] = set()
+        for c in conds[:1]:
+            sec.blocks.append(Block("p", text=L["game_ends"].format(cond=self.d.renderer.cond(c))))
+            counters |= {n.name for n in _walk(c) if isinstance(n, A.Name)}
+        items = []
+        for sig, m in self.macros.items():
+            body = self.expander.program(m.body).body
+            if any((isinstance(n, A.SetCounter | A.Gain) and (getattr(n, "name", None) or getattr(n, "resource", None))
+                    in counters) or isinstance(n, A.EndGame) for n in _walk(body, into_macros=False)):
+                if sig in self.actions:
+                    continue
+                self.shown.add(sig)
+                items.append((self.word_title(sig), self.program(body)))
+        for key, node in self.result.asts.items():
+            if key.startswith("zone ") and any(isinstance(n, A.SetCounter) and n.name in counters or
+                                               isinstance(n, A.EndGame) for n in _walk(node)):
+                items.append((self.t(key.split()[1], "zones"), self.program(node)))
+        if items:
+            sec.blocks.append(Block("defs", items=items))
+        return sec
+
+    def scoring_section(self) -> Section:
+        steps = []
+        for step in self.pack.scoring:
+            text = self.d.code(f"scoring {step['id']}") or ""
+            steps.append(Step(f"{self.lex.scoring_name(step)}: {text}" if self.lang == "en"
+                              else f"{self.lex.scoring_name(step)}：{text}"))
+        return Section("scoring", self.L["scoring"], [Block("steps", ordered=True, steps=steps)])
+
+    def tiebreak_section(self) -> Section:
+        steps = [Step(self.d.code(f"tiebreaker-{i}") or "") for i in range(len(self.pack.tiebreakers))]
+        return Section("tiebreakers", self.L["tiebreakers"],
+                       [Block("p", text=self.L["tie_intro"]), Block("steps", ordered=True, steps=steps)])
+
+    def words_section(self) -> Section:
+        items = []
+        for sig, m in self.macros.items():
+            if sig in self.actions:
+                continue
+            body = self.expander.program(m.body).body
+            text = self.program(body)
+            phrase = self.lex.phrase(sig)
+            title = f"{sig}" if phrase is None else f"{sig} — {self.word_title(sig)}"
+            items.append((title, text))
+        return Section("words", self.L["words"], [Block("defs", items=items)] if items else [])
+
+    def automatic_section(self) -> Section:
+        items = []
+        for key, node in self.result.asts.items():
+            if key.startswith("zone ") and key.endswith(" on-empty"):
+                items.append((self.t(key.split()[1], "zones") + (" (empty)" if self.lang == "en" else "（空のとき）"),
+                              self.program(node)))
+            elif key.startswith("piece ") and key.endswith(" when-full"):
+                items.append((self.lex.piece(key.split()[1]) + (" (full)" if self.lang == "en" else "（満杯のとき）"),
+                              self.program(node)))
+        return Section("automatic", self.L["automatic"], [Block("defs", items=items)] if items else [])
+
+    # catalogue
+    def catalogue(self) -> list[CardEntry]:
+        other = "ja" if self.lang == "en" else "en"
+        by_id = {c.id: c for c in self.pack.cards}
+        out = []
+        for c in self.pack.cards:
+            name = self.lex.card_name(c)
+            alt = (c.names or {}).get(other) or (c.name if other == "en" else "")
+            abilities = [CardAbility(self.icon(a.timing) if a.timing in self.pack.timings else
+                                     TimingIcon("requires", a.label, "requires", ["#666666"], "!"), a.text)
+                         for a in self.card_d.card(c)]
+            traits = [self.t(v) for vals in c.traits.values() for v in vals]
+            stats = [(self.lex.stat(k), v) for k, v in c.stats.items() if k != "cost"]
+            back = by_id.get(c.back) if c.back else None
+            entry = CardEntry(
+                id=c.id, anchor=f"card-{self.pack.id}-{c.id}", name=name, alt_name=alt if alt != name else "",
+                type=self.t(c.type, "card-types") if c.type else "", type_id=c.type or "", number=c.number,
+                copies=c.copies, traits=traits, stats=stats, cost=c.stats.get("cost"), abilities=abilities,
+                back_id=back.id if back else None, back_name=self.lex.card_name(back) if back else None,
+                back_anchor=f"card-{self.pack.id}-{back.id}" if back else None, is_back=c.is_back, pack=c.pack,
+                original=c.original)
+            entry.text_length = sum(_width(a.text) for a in abilities) + _width(name)
+            out.append(entry)
+        return out
+
+
+def build_reference(result, lang: str = "en") -> Reference:
+    """The rule reference and catalogue of a compiled pack (a CompileResult that is ok)."""
+    if not result.ok:
+        raise ValueError("the pack did not compile")
+    return _Builder(result, lang).build()
+
+
+# ------------------------------------------------------------------------- AST helpers
+
+
+def _walk(node, into_macros: bool = True):
+    """Every AST node under `node` (tuples included), depth first; with into_macros=False a macro
+    call's group is yielded but not entered."""
+    if isinstance(node, tuple):
+        for n in node:
+            yield from _walk(n, into_macros)
+        return
+    if not isinstance(node, A.Node):
+        return
+    yield node
+    if not into_macros and isinstance(node, A.Group) and node.macro is not None:
+        return
+    for f in getattr(node, "__dataclass_fields__", {}):
+        if f == "span":
+            continue
+        v = getattr(node, f)
+        if isinstance(v, tuple | A.Node):
+            if isinstance(v, tuple) and v and isinstance(v[0], tuple):
+                for o in v:
+                    yield from _walk(o, into_macros)
+            else:
+                yield from _walk(v, into_macros)
+
+
+def _flatten(body) -> list:
+    out = []
+    for s in body:
+        if isinstance(s, A.Group) and s.macro is None:
+            out.extend(_flatten(s.body))
+        else:
+            out.append(s)
+    return out
+
+
+def _macro_groups(stmt) -> list[A.Group]:
+    """The macro calls directly inside a statement (not inside other macro calls), in order."""
+    out = []
+
+    def visit(n):
+        if isinstance(n, A.Group) and n.macro is not None:
+            out.append(n)
+            return
+        if isinstance(n, tuple):
+            for x in n:
+                visit(x)
+            return
+        if isinstance(n, A.Node):
+            for f in getattr(n, "__dataclass_fields__", {}):
+                if f != "span":
+                    v = getattr(n, f)
+                    if isinstance(v, tuple | A.Node):
+                        visit(v)
+
+    visit(stmt)
+    return out
+
+
+def _single_macro(option) -> A.Group | None:
+    flat = _flatten(option)
+    if len(flat) == 1 and isinstance(flat[0], A.Group) and flat[0].macro is not None:
+        return flat[0]
+    return None
+
+
+def _is_conversion(body) -> bool:
+    flat = _flatten(body)
+    if len(flat) != 1:
+        return False
+    s = flat[0]
+    while isinstance(s, A.Repeat | A.Scoped | A.May) or (isinstance(s, A.Group) and s.macro is None):
+        inner = _flatten(s.body) if not isinstance(s, A.May) else [s.body]
+        if len(inner) != 1:
+            return False
+        s = inner[0]
+    if isinstance(s, A.ChooseOne):
+        return all(len(_flatten(o)) == 1 and _is_costed_trade(_flatten(o)[0]) for o in s.options)
+    return _is_costed_trade(s)
+
+
+def _is_costed_trade(s) -> bool:
+    if not isinstance(s, A.Costed):
+        return False
+    return isinstance(s.cost, A.Pay | A.Remove | A.Lose) and all(isinstance(b, A.Gain | A.Place) for b in _flatten(s.body))
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-")
+
+
+def _width(text: str) -> int:
+    """Display width: CJK characters count double."""
+    return sum(2 if ord(ch) > 0x2E80 else 1 for ch in text)

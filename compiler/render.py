@@ -1,0 +1,420 @@
+"""Rule references and card sheets as Markdown, HTML, reStructuredText and PDF.
+
+HTML comes from Jinja2 templates with autoescape on (compiler/templates/); a pack overrides any of
+them with a file of the same name in its own `templates/` folder. Markdown and reStructuredText are
+written here and escape every text that comes from a pack. PDF goes through WeasyPrint, an optional
+dependency (`pip install 'cardsmith[pdf]'`): `pdf_engine()` raises `PdfUnavailable` with the
+install instructions when it cannot be imported.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import hashlib
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from .reference import CardEntry, Reference, Section
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+CARD_W, CARD_H, BLEED = 63.0, 88.0, 3.0
+COLS, ROWS = 3, 3
+PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
+
+PDF_HELP = ("PDF output needs WeasyPrint, an optional dependency of cardsmith. Install it with\n"
+            "    python3 -m pip install 'cardsmith[pdf]'      (or: pip install weasyprint)\n"
+            "WeasyPrint also needs the Pango text library, and Japanese text needs a CJK font; on Debian or Ubuntu:\n"
+            "    apt-get install libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-noto-cjk\n"
+            "HTML and Markdown output work without it (--format html|md).")
+
+
+class PdfUnavailable(RuntimeError):
+    """WeasyPrint (or the system libraries it loads) is missing."""
+
+
+def pdf_engine():
+    """The weasyprint module, or PdfUnavailable saying how to install it."""
+    try:
+        import weasyprint
+    except (ImportError, OSError) as e:  # OSError: the module is there but Pango is not
+        raise PdfUnavailable(f"{PDF_HELP}\n(import failed: {e})") from e
+    return weasyprint
+
+
+# ------------------------------------------------------------------------------ templates
+
+
+def environment(pack_folder: Path | None = None) -> jinja2.Environment:
+    """Jinja2 with autoescape on; a pack's own templates/ folder comes first."""
+    loaders = []
+    if pack_folder is not None and (Path(pack_folder) / "templates").is_dir():
+        loaders.append(jinja2.FileSystemLoader(str(Path(pack_folder) / "templates")))
+    loaders.append(jinja2.FileSystemLoader(str(TEMPLATES)))
+    return jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), autoescape=True, trim_blocks=False,
+                              lstrip_blocks=False, undefined=jinja2.StrictUndefined)
+
+
+def render_html(ref: Reference, pack_folder: Path | None = None) -> str:
+    env = environment(pack_folder)
+    icons = {i.timing: i for i in ref.timings}
+    return env.get_template("reference.html.j2").render(ref=ref, L=ref.labels, icons=icons)
+
+
+def html_to_pdf(html: str, path: str | Path, base_url: str | None = None) -> None:
+    weasyprint = pdf_engine()
+    weasyprint.HTML(string=html, base_url=base_url or str(TEMPLATES)).write_pdf(str(path))
+
+
+# ------------------------------------------------------------------------------ Markdown
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]{}#|!])")
+
+
+def md(text) -> str:
+    """Text from a pack, safe in Markdown: no markup, no raw HTML."""
+    s = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", s)
+
+
+_EMOJI = {"#3d9a3d": "🟢", "#c8372d": "🔴", "#2f6fc0": "🔵", "#d9a900": "🟡", "#222222": "⚫", "#8b5a2b": "🟤",
+          "#7b4fa0": "🟣", "#e07a1f": "🟠", "#f4f4f4": "⚪"}
+
+
+def md_icon(icon) -> str:
+    marks = [_EMOJI.get(c, "◆") for c in icon.colours]
+    return "".join(marks[:3])
+
+
+def activation_ascii(d: dict, lang: str) -> str:
+    arrow = " → "
+    lines = []
+    block = arrow.join(f"[{i + 1}. {b}]" for i, b in enumerate(d["block"]))
+    pos = d["position"]
+    if d["block"] and pos in ("before", "before-or-after"):
+        lines.append(("A: " if pos == "before-or-after" else "") + block + arrow + d["main"])
+    if d["block"] and pos in ("after", "before-or-after"):
+        lines.append(("B: " if pos == "before-or-after" else "") + d["main"] + arrow + block)
+    if d["cells"]:
+        lines.append("")
+        lines.append(f"{d['main']}:")
+        for row in d["cells"]:
+            lines.append("  " + " → ".join(f"{n:2d}" for n in row) + (" → …" if d.get("open") else ""))
+    return "\n".join(lines)
+
+
+def render_markdown(ref: Reference) -> str:
+    L = ref.labels
+    out = [f"# {md(ref.pack_name)}", "", f"*{md(L['reference'])} · {md(ref.pack_id)} {md(ref.version)}*", ""]
+    out.append(f"## {md(L['contents'])}")
+    out.append("")
+    for i, s in enumerate(ref.sections, 1):
+        out.append(f"{i}. [{md(s.title)}](#{s.id})")
+    out.append(f"{len(ref.sections) + 1}. [{md(L['catalogue'])}](#catalogue)")
+    out.append(f"{len(ref.sections) + 2}. [{md(L['index'])}](#index)")
+    out.append("")
+    icons = {i.timing: i for i in ref.timings}
+
+    def steps(items, ordered, depth):
+        for i, st in enumerate(items, 1):
+            bullet = f"{i}." if ordered else "-"
+            out.append("   " * depth + f"{bullet} {md(st.text)}")
+            steps(st.children, False, depth + 1)
+
+    def section(s: Section, level: int):
+        out.append(f'<a id="{s.id}"></a>')
+        out.append("")
+        out.append("#" * level + " " + md(s.title))
+        out.append("")
+        for b in s.blocks:
+            if b.kind == "p":
+                out.append(md(b.text))
+            elif b.kind == "steps":
+                steps(b.steps, b.ordered, 0)
+            elif b.kind in ("table", "timings"):
+                head = b.head if b.kind == "table" else b.head
+                out.append("| " + " | ".join(md(h) for h in head) + " |")
+                out.append("|" + "---|" * len(head))
+                for row in b.rows:
+                    cells = [md_icon(icons[row[0]]) if b.kind == "timings" else md(row[0]), *(md(c) for c in row[1:])]
+                    out.append("| " + " | ".join(cells) + " |")
+            elif b.kind in ("parts", "defs"):
+                for k, v in b.items:
+                    out.append(f"- **{md(k)}**: {md(v)}")
+            elif b.kind == "activation":
+                out.append("```")
+                out.append(activation_ascii(b.data, ref.lang))
+                out.append("```")
+            out.append("")
+        for sub in s.subsections:
+            section(sub, level + 1)
+
+    for s in ref.sections:
+        section(s, 2)
+    out += ['<a id="catalogue"></a>', "", f"## {md(L['catalogue'])}", ""]
+    for group, cards in ref.card_groups:
+        out += [f"### {md(group)} ({len(cards)})", ""]
+        for c in cards:
+            out += [f'<a id="{c.anchor}"></a>', "", f"#### {md(c.name)}" + (f" ({md(c.alt_name)})" if c.alt_name else ""),
+                    "", md_facts(c, L), ""]
+            for a in c.abilities:
+                out.append(f"- {md_icon(a.icon)} **{md(a.icon.label)}**: {md(a.text)}")
+            out.append("")
+    out += ['<a id="index"></a>', "", f"## {md(L['index'])}", ""]
+    for c in ref.index:
+        out.append(f"- [{md(c.name)}](#{c.anchor})")
+    out.append("")
+    return "\n".join(out)
+
+
+def md_facts(c: CardEntry, L: dict) -> str:
+    facts = [c.type, *c.traits]
+    if c.cost is not None:
+        facts.append(f"{L.get('cost', 'cost')} {c.cost}")
+    facts += [f"{k} {v}" for k, v in c.stats]
+    if c.copies > 1:
+        facts.append(f"×{c.copies}")
+    if c.number:
+        facts.append(f"{L['number']} {c.number}")
+    text = " · ".join(md(f) for f in facts if f != "")
+    if c.back_anchor:
+        text += f" · {md(L['back'])}: [{md(c.back_name)}](#{c.back_anchor})"
+    return f"*{text}*" if text else ""
+
+
+# ------------------------------------------------------------------------------ reStructuredText
+
+_RST_SPECIAL = re.compile(r"([\\`*_|\[\]<>:])")
+
+
+def rst(text) -> str:
+    """Text from a pack, inert in reStructuredText (no roles, no references, no emphasis)."""
+    s = str(text).replace("\n", " ")
+    return _RST_SPECIAL.sub(r"\\\1", s)
+
+
+def _rst_title(text: str, char: str) -> list[str]:
+    t = rst(text)
+    width = sum(2 if ord(ch) > 0x2E80 else 1 for ch in t)
+    return [t, char * max(width, 3), ""]
+
+
+RST_LEVELS = "=-~^\"'"
+
+
+def render_rst(ref: Reference, top_level: int = 0, catalogue: bool = True, label_prefix: str = "") -> str:
+    """The reference as reStructuredText for Sphinx; section titles start at RST_LEVELS[top_level]."""
+    L = ref.labels
+    lines: list[str] = []
+    icons = {i.timing: i for i in ref.timings}
+
+    def title(text, level, label=None):
+        if label:
+            lines.extend([f".. _{label_prefix}{label}:", ""])
+        lines.extend(_rst_title(text, RST_LEVELS[min(top_level + level, len(RST_LEVELS) - 1)]))
+
+    def steps(items, ordered, depth):
+        for i, st in enumerate(items, 1):
+            bullet = f"{i}." if ordered else "-"
+            lines.append("   " * depth + f"{bullet} {rst(st.text)}")
+            if st.children:
+                lines.append("")
+                steps(st.children, False, depth + 1)
+                lines.append("")
+        lines.append("")
+
+    def table(head, rows):
+        ncols = max(len(head), *(len(r) for r in rows)) if rows else len(head)
+        lines.append(".. list-table::")
+        if any(head):
+            lines.append("   :header-rows: 1")
+        lines.append("")
+        for r in ([head] if any(head) else []) + rows:
+            cells = [*r, *[""] * (ncols - len(r))]
+            lines.append(f"   * - {cells[0] or ' '}")
+            for c in cells[1:]:
+                lines.append(f"     - {c or ' '}")
+        lines.append("")
+
+    def section(s: Section, level: int):
+        title(s.title, level, f"{ref.pack_id}-{s.id}")
+        for b in s.blocks:
+            if b.kind == "p":
+                lines.extend([rst(b.text), ""])
+            elif b.kind == "steps":
+                steps(b.steps, b.ordered, 0)
+            elif b.kind == "table":
+                table([rst(h) for h in b.head], [[rst(c) for c in r] for r in b.rows])
+            elif b.kind == "timings":
+                table([rst(h) for h in b.head],
+                      [[md_icon(icons[r[0]]), *(rst(c) for c in r[1:])] for r in b.rows])
+            elif b.kind in ("parts", "defs"):
+                for k, v in b.items:
+                    lines.extend([f"**{rst(k)}**", f"   {rst(v)}", ""])
+            elif b.kind == "activation":
+                lines.extend([".. code-block:: none", ""])
+                lines.extend("   " + ln for ln in activation_ascii(b.data, ref.lang).splitlines())
+                lines.append("")
+        for sub in s.subsections:
+            section(sub, level + 1)
+
+    for s in ref.sections:
+        section(s, 0)
+    if catalogue:
+        title(L["catalogue"], 0, "catalogue")
+        for group, cards in ref.card_groups:
+            title(f"{group} ({len(cards)})", 1)
+            for c in cards:
+                lines.extend([f".. _{label_prefix}{c.anchor}:", ""])
+                name = rst(c.name) + (f" ({rst(c.alt_name)})" if c.alt_name else "")
+                lines.extend([f"**{name}**", ""])
+                facts = [c.type, *c.traits]
+                if c.cost is not None:
+                    facts.append(f"{L.get('cost', 'cost')} {c.cost}")
+                facts += [f"{k} {v}" for k, v in c.stats]
+                if c.copies > 1:
+                    facts.append(f"×{c.copies}")
+                text = " · ".join(rst(f) for f in facts if f != "")
+                if c.back_anchor:
+                    text += f" · {rst(L['back'])}: :ref:`{rst(c.back_name)} <{label_prefix}{c.back_anchor}>`"
+                lines.extend([f"   {text}", ""])
+                for a in c.abilities:
+                    lines.append(f"   - {md_icon(a.icon)} **{rst(a.icon.label)}**: {rst(a.text)}")
+                lines.append("")
+        title(L["index"], 0, "index")
+        lines.append(", ".join(f":ref:`{rst(c.name)} <{label_prefix}{c.anchor}>`" for c in ref.index))
+        lines.append("")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ card sheets
+
+
+@dataclass
+class Slot:
+    x: float
+    y: float
+    w: float
+    h: float
+    bl: float  # bleed on the left of the trim box (the face sits this far in)
+    bt: float
+    colour: str
+    accent: str
+    size: str
+    kind: str  # front | back
+    card: CardEntry | None = None
+    back: dict | None = None
+
+
+@dataclass
+class Page:
+    kind: str  # front | back
+    slots: list[Slot] = field(default_factory=list)
+    marks: list[dict] = field(default_factory=list)
+
+
+def type_colours(type_id: str) -> tuple[str, str]:
+    """A light background and a stronger accent for a card type, stable across runs."""
+    h = int(hashlib.sha1(type_id.encode()).hexdigest()[:4], 16) / 0xFFFF
+    light = colorsys.hls_to_rgb(h, 0.88, 0.45)
+    accent = colorsys.hls_to_rgb(h, 0.55, 0.45)
+
+    def css(rgb):
+        return "#" + "".join(f"{int(v * 255):02x}" for v in rgb)
+
+    return css(light), css(accent)
+
+
+def text_size(c: CardEntry) -> str:
+    n = c.text_length
+    return "t9" if n <= 80 else "t8" if n <= 160 else "t7" if n <= 280 else "t6" if n <= 450 else "t5"
+
+
+def sheet_pages(ref: Reference, paper: str = "a4", backs: bool = False, copies: bool = False) -> list[Page]:
+    """Card faces laid out 3 x 3 per page. With backs, each front page is followed by its back page,
+    mirrored left to right so that long-edge duplex printing puts every back behind its front."""
+    pw, ph = PAPERS[paper]
+    by_id = {c.id: c for c in ref.cards}
+    faces = [c for c in ref.cards if not (backs and c.is_back)]
+    if copies:
+        faces = [c for c in faces for _ in range(max(1, c.copies))]
+    per = COLS * ROWS
+    x0, y0 = (pw - COLS * CARD_W) / 2, (ph - ROWS * CARD_H) / 2
+    pages: list[Page] = []
+    for start in range(0, len(faces), per):
+        chunk = faces[start:start + per]
+        filled = {i for i in range(len(chunk))}
+        front = Page("front", marks=crop_marks(x0, y0, pw, ph))
+        back = Page("back", marks=crop_marks(x0, y0, pw, ph))
+        for i, c in enumerate(chunk):
+            r, col = divmod(i, COLS)
+            front.slots.append(_slot(c, r, col, x0, y0, filled, "front", ref))
+            if backs:
+                mirrored = COLS - 1 - col
+                mfilled = {rr * COLS + (COLS - 1 - cc) for rr, cc in (divmod(j, COLS) for j in filled)}
+                other = by_id.get(c.back_id) if c.back_id else None
+                if other is not None:
+                    back.slots.append(_slot(other, r, mirrored, x0, y0, mfilled, "front", ref))
+                else:
+                    back.slots.append(_slot(c, r, mirrored, x0, y0, mfilled, "back", ref))
+        pages.append(front)
+        if backs:
+            pages.append(back)
+    return pages
+
+
+def _slot(c: CardEntry, r: int, col: int, x0: float, y0: float, filled: set[int], kind: str, ref: Reference) -> Slot:
+    """A card's slot: its trim box at (r, col), grown by the bleed on each side with no card next to it."""
+
+    def empty(rr, cc):
+        return not (0 <= rr < ROWS and 0 <= cc < COLS) or (rr * COLS + cc) not in filled
+
+    bl = BLEED if empty(r, col - 1) else 0.0
+    br = BLEED if empty(r, col + 1) else 0.0
+    bt = BLEED if empty(r - 1, col) else 0.0
+    bb = BLEED if empty(r + 1, col) else 0.0
+    light, accent = type_colours(c.type_id or "card")
+    slot = Slot(x=round(x0 + col * CARD_W - bl, 2), y=round(y0 + r * CARD_H - bt, 2), w=CARD_W + bl + br,
+                h=CARD_H + bt + bb, bl=bl, bt=bt, colour=light, accent=accent, size=text_size(c), kind=kind, card=c)
+    if kind == "back":
+        slot.colour = accent
+        slot.back = {"title": ref.pack_name, "sub": c.type}
+    return slot
+
+
+def crop_marks(x0: float, y0: float, pw: float, ph: float) -> list[dict]:
+    """Hairlines in the margins on every cut line, starting 1 mm outside the bleed."""
+    gap = BLEED + 1.0
+    thick = 0.2
+    marks = []
+    top_room, side_room = y0 - gap, x0 - gap
+    ln_v = max(2.0, min(6.0, top_room - 0.5))
+    ln_h = max(2.0, min(6.0, side_room - 0.5))
+    for k in range(COLS + 1):
+        x = x0 + k * CARD_W - thick / 2
+        marks.append({"x": round(x, 2), "y": round(y0 - gap - ln_v, 2), "w": thick, "h": round(ln_v, 2)})
+        marks.append({"x": round(x, 2), "y": round(y0 + ROWS * CARD_H + gap, 2), "w": thick, "h": round(ln_v, 2)})
+    for k in range(ROWS + 1):
+        y = y0 + k * CARD_H - thick / 2
+        marks.append({"x": round(x0 - gap - ln_h, 2), "y": round(y, 2), "w": round(ln_h, 2), "h": thick})
+        marks.append({"x": round(x0 + COLS * CARD_W + gap, 2), "y": round(y, 2), "w": round(ln_h, 2), "h": thick})
+    return marks
+
+
+def render_sheets_html(ref: Reference, paper: str = "a4", backs: bool = False, copies: bool = False,
+                       pack_folder: Path | None = None) -> tuple[str, int]:
+    """The sheets as HTML, and how many pages they take."""
+    pages = sheet_pages(ref, paper, backs, copies)
+    pw, ph = PAPERS[paper]
+    env = environment(pack_folder)
+    html = env.get_template("sheets.html.j2").render(pages=pages, page_w=pw, page_h=ph, lang=ref.lang,
+                                                     title=f"{ref.pack_name} — cards", paper=paper)
+    return html, len(pages)
+
+
+def expected_sheet_pages(cards: int, backs: bool) -> int:
+    return math.ceil(cards / (COLS * ROWS)) * (2 if backs else 1)
