@@ -19,6 +19,7 @@ reader sees a whole entry or none; an unreadable entry counts as a miss.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
@@ -160,10 +161,8 @@ def store(key: str, pack: CompiledPack, diagnostics: list[Diagnostic], cards_com
         return True
     except OSError:
         if tmp is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
         return False
 
 

@@ -324,6 +324,11 @@ class Checker:
                 if v not in voc.card_types:
                     self.unknown(ctx, "card type", v, voc.card_types, f.span)
             return
+        if isinstance(f, A.TraitIs) and f.trait == "zone":
+            for v in f.values:
+                if v not in voc.zones:
+                    self.unknown(ctx, "zone", v, voc.zones, f.span)
+            return
         if isinstance(f, A.TraitIs) and (self.param(f.trait, ctx) or any(self.param(v, ctx) for v in f.values)):
             return
         if isinstance(f, A.TraitIs):

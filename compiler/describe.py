@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import ClassVar
 
 from . import ast as A
 from .diagnostics import Diagnostics
@@ -274,7 +274,7 @@ class Renderer:
     def macro(self, g: A.Group) -> Clause:
         info = call_info(g)
         phrase = self.lex.phrase(g.macro or "")
-        if phrase is not None and all(self.plain_arg(a) for a in info.args.values()):
+        if phrase is not None and all(self.plain_arg(a) for a in info.args.values()):  # see uses_phrase
             return Clause(self.fill(phrase, info), simple=True)
         if self.mode == "rules" and g.macro in self.macro_sections:
             return Clause(self.named(info), simple=True)
@@ -282,6 +282,12 @@ class Renderer:
         if len(inner) == 1:
             return inner[0]
         return Clause(self.join_inline(inner), simple=False)
+
+    def uses_phrase(self, g: A.Group) -> bool:
+        """Whether a macro call reads as its glossary phrase (else as its body)."""
+        if g.macro is None or self.lex.phrase(g.macro) is None:
+            return False
+        return all(self.plain_arg(a) for a in call_info(g).args.values())
 
     def plain_arg(self, a: A.CallArg) -> bool:
         """Whether an argument reads well inside a phrase: a number or a word, not a computed amount
@@ -864,7 +870,7 @@ class EnglishRenderer(Renderer):
             return f"{who} is {_a(adj)} card"
         return f"{who} is a card {self.with_phrase(e.filter)}"
 
-    _ARITH = {"+": "+", "-": "−", "*": "×", "/": "÷", "%": "mod"}
+    _ARITH: ClassVar[dict[str, str]] = {"+": "+", "-": "−", "*": "×", "/": "÷", "%": "mod"}
 
     def e_BinOp(self, e: A.BinOp) -> str:
         if e.op in COMPARISONS or e.op in ("and", "or"):
@@ -934,7 +940,8 @@ class EnglishRenderer(Renderer):
         return f"({self.value(e)})"
 
     # conditions
-    _CMP = {">=": "at least", "<=": "at most", ">": "more than", "<": "fewer than", "=": "exactly",
+    _CMP: ClassVar[dict[str, str]] = {
+        ">=": "at least", "<=": "at most", ">": "more than", "<": "fewer than", "=": "exactly",
             "!=": "other than"}
 
     def compare_phrase(self, op: str, rhs) -> str:

@@ -8,6 +8,8 @@ the pack (names.ja, glossary ja); counters from the glossary's ja-counter (defau
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from . import ast as A
 from .describe import COMPARISONS, CallInfo, Clause, Renderer
 
@@ -257,7 +259,7 @@ class JapaneseRenderer(Renderer):
     def s_ChooseX(self, s: A.ChooseX) -> Clause:
         return Clause(f"{self.number(s.low)}から{self.number(s.high)}までの数Xを選ぶ")
 
-    _FACE = {"down": "裏向きで", "up": "表向きで"}
+    _FACE: ClassVar[dict[str, str]] = {"down": "裏向きで", "up": "表向きで"}
 
     def s_Move(self, s: A.Move) -> Clause:
         face = self._FACE.get(s.face or "", "")
@@ -352,7 +354,8 @@ class JapaneseRenderer(Renderer):
             return self.query(t.query)
         return self.fallback(t)
 
-    _OWNER = {"you": "自分の", "active": "手番プレイヤーの", "left": "左隣のプレイヤーの", "right": "右隣のプレイヤーの",
+    _OWNER: ClassVar[dict[str, str]] = {
+        "you": "自分の", "active": "手番プレイヤーの", "left": "左隣のプレイヤーの", "right": "右隣のプレイヤーの",
               "first": "スタートプレイヤーの", "others": "各対戦相手の", "all": "全プレイヤーの"}
 
     def owner(self, ref, zone: str) -> str:
@@ -564,7 +567,7 @@ class JapaneseRenderer(Renderer):
         who = "このカード" if isinstance(e.ref, A.This) else "そのカード"
         return f"{who}が{self.modifier(e.filter)}カードである"
 
-    _ARITH = {"+": "＋", "-": "−", "*": "×", "/": "÷"}
+    _ARITH: ClassVar[dict[str, str]] = {"+": "＋", "-": "−", "*": "×", "/": "÷"}
 
     def e_BinOp(self, e: A.BinOp) -> str:
         if e.op in COMPARISONS or e.op in ("and", "or"):

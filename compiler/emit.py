@@ -390,6 +390,18 @@ class Emitter:
         self.patch(j)
 
     def s_ChooseOne(self, s: A.ChooseOne) -> None:
+        # Each option's guard: an option that starts with 'if' or with a cost is offered only when it
+        # could happen now.
+        for opt in s.options:
+            first = opt[0] if opt else None
+            if isinstance(first, A.If) and not first.otherwise:
+                self.expr(first.cond)
+                self.op("BOOL")
+            elif isinstance(first, A.Costed) and not isinstance(first.cost, A.Reveal | A.May) \
+                    and not _uses_x(first.cost):
+                self.check(first.cost)
+            else:
+                self.op("PUSH", True)
         self.op("CHOOSE", [text(o) for o in s.options])
         sw = self.op("SWITCH", [])
         ends = []
@@ -398,7 +410,7 @@ class Emitter:
             targets.append(self.here())
             self.stmts(opt)
             ends.append(self.op("JUMP", None))
-        self.code.ops[sw][1] = targets
+        self.code.ops[sw][1] = [*targets, self.here()]  # the last target: no option could happen
         for e in ends:
             self.patch(e)
 
@@ -459,6 +471,8 @@ class Emitter:
         if isinstance(f, A.TraitIs):
             if f.trait == "type":
                 return ["type", list(f.values)]
+            if f.trait == "zone":
+                return ["zone", list(f.values)]
             return ["trait", f.trait, list(f.values)]
         if isinstance(f, A.Has | A.HasNo):
             n = f.name
@@ -579,6 +593,17 @@ class Emitter:
         self.op("MATCH", self.filter(e.filter))
 
     def e_BinOp(self, e: A.BinOp) -> None:
+        if e.op in ("and", "or"):
+            # Short-circuit: the right side runs only when it can change the result.
+            self.expr(e.left)
+            self.op("BOOL")
+            self.op("DUP")
+            j = self.op("JUMP_IF_NOT" if e.op == "and" else "JUMP_IF", None)
+            self.op("POP")
+            self.expr(e.right)
+            self.op("BOOL")
+            self.patch(j)
+            return
         self.expr(e.left)
         self.expr(e.right)
         self.op("BIN", e.op)

@@ -71,8 +71,10 @@ OPS: tuple[Op, ...] = (
     Op("JUMP_IF", ("target",), "b --", "Jump when true."),
     Op("JUMP_IF_NOT", ("target",), "b --", "Jump when false.", "if ...: -> JUMP_IF_NOT"),
     Op("SWITCH", ("targets",), "i --", "Jump to the i-th target.", "choose one: a | b"),
-    Op("CHOOSE", ("labels",), "-- i", "The player chooses one of the labelled options.", "choose one: a | b",
-       decides=True),
+    Op("CHOOSE", ("labels",), "g1 .. gn -- i", "The player chooses one of the labelled options whose guard g "
+       "is true (an option starting with 'if' or a cost is offered only when it could happen); i is n when none "
+       "can.", "choose one: a | b", decides=True),
+    Op("BOOL", (), "v -- b", "Truth value of the top of the stack."),
     Op("MAY", ("prompt",), "-- b", "The player says yes or no.", "may compost 1 from hand", decides=True),
     Op("COUNTDOWN", ("target",), "n -- n-1 | ", "Loop counter: when n > 0 leave n-1, else drop it and jump.",
        "repeat 3 times: ..."),

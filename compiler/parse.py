@@ -406,6 +406,14 @@ class _ToAst(Transformer):
         return A.Mark(items[0], str(items[1]), True, span=self._s(meta))
 
     @v_args(meta=True)
+    def mark_on(self, meta, items):
+        return A.Mark(items[1], str(items[0]), True, span=self._s(meta))
+
+    @v_args(meta=True)
+    def unmark_on(self, meta, items):
+        return A.Mark(items[1], str(items[0]), False, span=self._s(meta))
+
+    @v_args(meta=True)
     def unmark(self, meta, items):
         return A.Mark(items[0], str(items[1]), False, span=self._s(meta))
 

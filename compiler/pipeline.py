@@ -39,8 +39,13 @@ class CompileResult:
         return self.pack is not None and not self.diagnostics.has_errors
 
 
-def compile_pack(ref: str | Path, diags: Diagnostics | None = None) -> CompileResult:
-    """Compile a pack given by built-in id or folder path."""
+def compile_pack(ref: str | Path, diags: Diagnostics | None = None, cache: bool = False) -> CompileResult:
+    """Compile a pack given by built-in id or folder path.
+
+    With `cache=True` a clean compile is kept on disk (compiler/cache.py) and reused while no source
+    file, nor the compiler, changes; warnings are reported again on a hit. A hit carries the pack but
+    no checked AST (`compiler` is None): tools that compile more programs against the pack (scenarios,
+    describe) compile without the cache."""
     diags = diags if diags is not None else Diagnostics()
     folder = resolve_pack_ref(str(ref))
     if folder is None:
@@ -49,10 +54,23 @@ def compile_pack(ref: str | Path, diags: Diagnostics | None = None) -> CompileRe
         diags.error("E024", f"no pack '{ref}': not a built-in pack id nor a folder with a pack.yaml",
                     Span(str(ref), 0, 0), hint=did_you_mean(str(ref), builtin_packs()))
         return CompileResult(None, diags)
+    key = None
+    if cache:
+        from . import cache as disk
+
+        key = disk.cache_key(folder)
+        hit = disk.load(key) if key else None
+        if hit is not None:
+            diags.items.extend(hit[1])
+            return CompileResult(hit[0], diags, cards_compiled=hit[2])
     chain = load_chain(folder, diags)
     if chain is None:
         return CompileResult(None, diags)
-    return _Compiler(chain, diags).run()
+    before = len(diags.items)
+    result = _Compiler(chain, diags).run()
+    if key and result.ok:
+        disk.store(key, result.pack, diags.items[before:], result.cards_compiled)
+    return result
 
 
 def _text_locator(doc: YamlDoc, path: tuple):

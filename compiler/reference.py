@@ -56,7 +56,7 @@ LABELS = {
         "partial": "Costs are paid in full first; rewards may be taken in part or in full.",
         "block_together": "{block} activate together, in this order, and never split around {main}.",
         "matches": "also runs when {timings} abilities are activated",
-        "kind_activated": "activated by the actions of its colour",
+        "kind_activated": "activated when an action or ability activates this timing",
         "kind_on-play": "runs once when the card is played", "kind_ongoing": "applies while the card is in play",
         "kind_end": "runs at the end of the game", "kind_condition": "a condition (a goal)",
         "kind_scoring": "scored at the end of the game", "for_types": "on {types}",
@@ -66,7 +66,8 @@ LABELS = {
         "copies": "copies", "back": "Other side", "pack": "Pack", "original": "original card",
         "requires": "Requires", "none": "—", "order_cells": "Activation order",
         "or": "or", "before": "before", "after": "after", "turn_choice": "On a turn, choose one of these:",
-        "cost": "cost",
+        "cost": "cost", "pile": "pile", "hand": "hand", "row": "row", "grid": "grid", "slot": "slot",
+        "hex": "hex board",
     },
     "ja": {
         "reference": "ルールリファレンス", "contents": "目次", "components": "内容物", "setup": "ゲームの準備",
@@ -89,7 +90,8 @@ LABELS = {
         "partial": "コストは先に全額支払う。報酬は一部でも全部でも受け取ることができる。",
         "block_together": "{block}はこの順でまとめて発動し、{main}の途中に分けて発動することはできない。",
         "matches": "{timings}の能力を発動するときにも発動する",
-        "kind_activated": "同じ色のアクションで発動する", "kind_on-play": "プレイしたときに1回発動する",
+        "kind_activated": "このタイミングを発動するアクションや能力で発動する",
+        "kind_on-play": "プレイしたときに1回発動する",
         "kind_ongoing": "場にある間ずっと有効", "kind_end": "ゲーム終了時に発動する",
         "kind_condition": "条件（目標）", "kind_scoring": "ゲーム終了時に得点になる", "for_types": "{types}",
         "game_ends": "{cond}ときにゲームが終了する。", "set_by": "終了のきっかけ",
@@ -98,7 +100,8 @@ LABELS = {
         "copies": "枚", "back": "裏面", "pack": "パック", "original": "オリジナルカード",
         "requires": "条件", "none": "—", "order_cells": "発動順",
         "or": "または", "before": "前", "after": "後", "turn_choice": "手番では次のうち1つを選ぶ：",
-        "cost": "コスト",
+        "cost": "コスト", "pile": "山", "hand": "手札", "row": "列", "grid": "マス目", "slot": "1枚置き",
+        "hex": "六角マス",
     },
 }
 
@@ -143,6 +146,12 @@ class Block:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+def _table(head: list[str], rows: list[list[str]]) -> Block:
+    """A table without the columns that are empty in every row."""
+    keep = [i for i in range(len(head)) if any(i < len(r) and r[i] for r in rows)]
+    return Block("table", head=[head[i] for i in keep], rows=[[r[i] if i < len(r) else "" for i in keep] for r in rows])
+
+
 @dataclass
 class Section:
     id: str
@@ -164,8 +173,8 @@ class TimingIcon:
         if len(self.colours) == 1:
             return f"background:{self.colours[0]}"
         n = len(self.colours)
-        stops = ", ".join(f"{c} {i * 100 // n}% {(i + 1) * 100 // n}%" for i, c in enumerate(self.colours))
-        return f"background:conic-gradient({stops})"
+        stops = ", ".join(f"{c} {i * 100 // n}%, {c} {(i + 1) * 100 // n}%" for i, c in enumerate(self.colours))
+        return f"background:linear-gradient(90deg, {stops})"
 
 
 @dataclass
@@ -233,6 +242,7 @@ class _Builder:
         self.macros = {m.signature: m for ms in result.compiler.macros.values() for m in ms}
         self.expander = Expander(result.compiler.macros, Diagnostics())
         self.actions: list[str] = []
+        self.card_actions: list[tuple[A.Query, str]] = []  # 'choose a card in Z: activate a T ability of it'
         self.shown: set[str] = set()
 
     def t(self, name: str, sec: str | None = None) -> str:
@@ -269,7 +279,7 @@ class _Builder:
         from their bodies, so look inside them."""
         out = []
         for g in _macro_groups(stmt):
-            if self.lex.phrase(g.macro) is not None:
+            if self.d.renderer.uses_phrase(g):
                 out.append(g)
             else:
                 out.extend(x for s in g.body for x in self.phrased_groups(s))
@@ -328,39 +338,39 @@ class _Builder:
         rows = [[self.t(ct, "card-types"), str(counts.get(ct, 0)),
                  self.t(v["start"], "zones") if (v or {}).get("start") else L["none"]]
                 for ct, v in self.pack.card_types.items()]
-        sub = [Section("card-types", L["card_types"], [Block("table", head=[L["type"], L["count"], L["starts_in"]],
+        sub = [Section("card-types", L["card_types"], [_table(head=[L["type"], L["count"], L["starts_in"]],
                                                                rows=rows)])]
         if self.pack.resources:
             rows = [[self.t(n, "resources"), str(v.get("start", 0)), self.describe_entry(v)]
                     for n, v in self.pack.resources.items()]
             sub.append(Section("resources", L["resources"],
-                               [Block("table", head=[L["name"], L["start"], ""], rows=rows)]))
+                               [_table(head=[L["name"], L["start"], ""], rows=rows)]))
         if self.pack.counters:
             rows = [[self.t(n, "counters"), str(v.get("start", 0)), self.describe_entry(v)]
                     for n, v in self.pack.counters.items()]
             sub.append(Section("counters", L["counters"],
-                               [Block("table", head=[L["name"], L["start"], ""], rows=rows)]))
+                               [_table(head=[L["name"], L["start"], ""], rows=rows)]))
         rows = []
         for n, z in self.pack.zones.items():
-            kind = z.get("kind", "")
-            if kind in ("grid", "hex") and "width" in z:
+            kind = L.get(z.get("kind", ""), z.get("kind", ""))
+            if z.get("kind") in ("grid", "hex") and "width" in z:
                 kind = f"{kind} {z['width']}×{z['height']}"
             rows.append([self.t(n, "zones"), L["per_player"] if z.get("owner") == "player" else L["shared"], kind])
-        sub.append(Section("zones", L["zones"], [Block("table", head=[L["name"], L["owner"], L["kind"]], rows=rows)]))
+        sub.append(Section("zones", L["zones"], [_table(head=[L["name"], L["owner"], L["kind"]], rows=rows)]))
         if self.pack.pieces:
             rows = [[self.lex.piece(n), self.describe_entry(v)] for n, v in self.pack.pieces.items()]
-            sub.append(Section("pieces", L["pieces"], [Block("table", head=[L["name"], ""], rows=rows)]))
+            sub.append(Section("pieces", L["pieces"], [_table(head=[L["name"], ""], rows=rows)]))
         if self.pack.traits:
             rows = [[self.t(n), "・".join(self.t(v) for v in vals) if self.lang == "ja" else
                      ", ".join(self.t(v) for v in vals)] for n, vals in self.pack.traits.items()]
-            sub.append(Section("traits", L["traits"], [Block("table", head=[L["name"], L["values"]], rows=rows)]))
+            sub.append(Section("traits", L["traits"], [_table(head=[L["name"], L["values"]], rows=rows)]))
         if self.pack.stats:
             rows = [[self.lex.stat(n), self.describe_entry(self.voc.stats[n].value or {})] for n in self.pack.stats]
-            sub.append(Section("stats", L["stats"], [Block("table", head=[L["name"], ""], rows=rows)]))
+            sub.append(Section("stats", L["stats"], [_table(head=[L["name"], ""], rows=rows)]))
         if self.pack.params:
             rows = [[self.t(n, "params"), ", ".join(map(str, v)) if isinstance(v, list) else str(v)]
                     for n, v in self.pack.params.items()]
-            sub.append(Section("params", L["params"], [Block("table", head=[L["name"], L["value"]], rows=rows)]))
+            sub.append(Section("params", L["params"], [_table(head=[L["name"], L["value"]], rows=rows)]))
         return Section("components", L["components"], blocks, sub)
 
     def describe_entry(self, value: dict) -> str:
@@ -376,6 +386,13 @@ class _Builder:
         while todo:  # breadth first: the outermost choice wins; an action's own choices are not actions
             node = todo.pop(0)
             for n in _walk(node, into_macros=False):
+                if isinstance(n, A.ChooseCard):
+                    for inner in _walk(n.body):
+                        if isinstance(inner, A.ActivateCopy) and isinstance(inner.target, A.It):
+                            zones = tuple(z.name for z in n.query.zones)
+                            if all((tuple(z.name for z in q.zones), t) != (zones, inner.timing)
+                                   for q, t in self.card_actions):
+                                self.card_actions.append((n.query, inner.timing))
                 if isinstance(n, A.ChooseOne):
                     opts = [_single_macro(o) for o in n.options]
                     if len(opts) >= 2 and all(opts):
@@ -386,12 +403,16 @@ class _Builder:
                     seen.add(n.macro)
                     if n.macro not in self.actions:
                         todo.append(n.body)
+        if self.card_actions_found():
+            self.actions = []  # the actions are cards; a choice between macros is a detail of one of them
 
     def actions_section(self) -> Section:
         L = self.L
         sec = Section("actions", L["actions"])
+        self.card_action_sections(sec)
         if not self.actions:
-            sec.blocks.append(Block("p", text=L["no_actions"]))
+            if not sec.subsections:
+                sec.blocks.append(Block("p", text=L["no_actions"]))
             return sec
         sec.blocks.append(Block("p", text=L["turn_choice"]))
         for sig in self.actions:
@@ -417,6 +438,31 @@ class _Builder:
             title = self.action_title(sig)
             sec.subsections.append(Section("action-" + _slug(sig), title, [Block("parts", items=parts)]))
         return sec
+
+    def card_action_cards(self, query: A.Query, timing: str) -> list:
+        zones = {z.name for z in query.zones}
+        starts = {t for t, v in self.pack.card_types.items() if (v or {}).get("start") in zones}
+        asts = self.result.asts
+        return [c for c in self.pack.cards if not c.is_back and c.type in starts and f"{c.id} {timing}" in asts]
+
+    def card_actions_found(self) -> bool:
+        return any(self.card_action_cards(q, t) for q, t in self.card_actions)
+
+    def card_action_sections(self, sec: Section) -> None:
+        """Actions that are cards: 'choose a card in ZONE: activate a TIMING ability of it'."""
+        for query, timing in self.card_actions:
+            cards = self.card_action_cards(query, timing)
+            if not cards:
+                continue
+            sec.blocks.append(Block("p", text=self.sentence(self.d.renderer.clauses(
+                (A.ChooseCard(query, (A.ActivateCopy(timing, A.It()),)),))[0].text)))
+            for c in cards:
+                parts = []
+                for t, kind in ((t, self.lex.timing_kind(t)) for t in self.voc.timings):
+                    if f"{c.id} {t}" in self.result.asts and (kind == "condition" or t == timing):
+                        parts.append((self.t(t, "timings"), self.card_d.code(f"{c.id} {t}")))
+                sec.subsections.append(Section(f"action-{_slug(c.id)}", self.lex.card_name(c),
+                                               [Block("parts", items=parts)]))
 
     def action_title(self, sig: str) -> str:
         phrase = self.lex.phrase(sig)
@@ -454,7 +500,11 @@ class _Builder:
             "position": act.get("block-position", "before"), "kind": zone.get("kind", ""),
             "reverse": act.get("direction") == "reverse", "open": zone.get("kind") != "grid",
         }))
-        blocks.append(Block("steps", ordered=True, steps=[Step(x) for x in lines]))
+        if block or main:
+            blocks.append(Block("steps", ordered=True, steps=[Step(x) for x in lines]))
+        else:
+            blocks.clear()
+        blocks.extend(self.walked_orders())
         notes = []
         if len(block) > 1 and main:
             notes.append(L["block_together"].format(block=block_words, main=main_word))
@@ -466,6 +516,22 @@ class _Builder:
             notes.append(L["partial"])
         blocks.extend(Block("p", text=n) for n in notes)
         return Section("activation", L["activation"], blocks)
+
+    def walked_orders(self) -> list[Block]:
+        """Orders the rules spell out as 'for each card in ZONE [from right to left]: activate ...'."""
+        out = []
+        for sig, m in self.macros.items():
+            for n in _walk(self.expander.program(m.body).body, into_macros=False):
+                if not (isinstance(n, A.ForEach) and n.query.zones and any(
+                        isinstance(x, A.ActivateCopy | A.ActivateTiming) for x in _walk(n.body, into_macros=False))):
+                    continue
+                zone = self.d.renderer.zones(n.query.zones)
+                cells = [[5, 4, 3, 2, 1]] if n.reverse else [[1, 2, 3, 4, 5]]
+                key = "row_reverse" if n.reverse else "row_forward"
+                out.append(Block("activation", data={"block": [], "main": zone, "cells": cells, "position": "",
+                                                     "kind": "row", "reverse": n.reverse, "open": True}))
+                out.append(Block("p", text=f"{self.word_title(sig)}: " + self.L[key].format(main=zone)))
+        return out
 
     def timing_icons(self) -> list[TimingIcon]:
         return [self.icon(n) for n in self.pack.timings]
@@ -524,7 +590,7 @@ class _Builder:
                 self.shown.add(sig)
                 items.append((self.word_title(sig), self.program(body)))
         for key, node in self.result.asts.items():
-            if key.startswith("zone ") and any(isinstance(n, A.SetCounter) and n.name in counters or
+            if key.startswith("zone ") and any((isinstance(n, A.SetCounter) and n.name in counters) or
                                                isinstance(n, A.EndGame) for n in _walk(node)):
                 items.append((self.t(key.split()[1], "zones"), self.program(node)))
         if items:
@@ -685,7 +751,8 @@ def _is_conversion(body) -> bool:
 def _is_costed_trade(s) -> bool:
     if not isinstance(s, A.Costed):
         return False
-    return isinstance(s.cost, A.Pay | A.Remove | A.Lose) and all(isinstance(b, A.Gain | A.Place) for b in _flatten(s.body))
+    rewards = _flatten(s.body)
+    return isinstance(s.cost, A.Pay | A.Remove | A.Lose) and all(isinstance(b, A.Gain | A.Place) for b in rewards)
 
 
 def _slug(text: str) -> str:

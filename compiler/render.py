@@ -136,7 +136,7 @@ def render_markdown(ref: Reference) -> str:
             elif b.kind == "steps":
                 steps(b.steps, b.ordered, 0)
             elif b.kind in ("table", "timings"):
-                head = b.head if b.kind == "table" else b.head
+                head = b.head
                 out.append("| " + " | ".join(md(h) for h in head) + " |")
                 out.append("|" + "---|" * len(head))
                 for row in b.rows:
@@ -159,7 +159,8 @@ def render_markdown(ref: Reference) -> str:
     for group, cards in ref.card_groups:
         out += [f"### {md(group)} ({len(cards)})", ""]
         for c in cards:
-            out += [f'<a id="{c.anchor}"></a>', "", f"#### {md(c.name)}" + (f" ({md(c.alt_name)})" if c.alt_name else ""),
+            heading = f"#### {md(c.name)}" + (f" ({md(c.alt_name)})" if c.alt_name else "")
+            out += [f'<a id="{c.anchor}"></a>', "", heading,
                     "", md_facts(c, L), ""]
             for a in c.abilities:
                 out.append(f"- {md_icon(a.icon)} **{md(a.icon.label)}**: {md(a.text)}")
@@ -265,7 +266,7 @@ def render_rst(ref: Reference, top_level: int = 0, catalogue: bool = True, label
     for s in ref.sections:
         section(s, 0)
     if catalogue:
-        title(L["catalogue"], 0, "catalogue")
+        title(L["catalogue"], 0, f"{ref.pack_id}-catalogue")
         for group, cards in ref.card_groups:
             title(f"{group} ({len(cards)})", 1)
             for c in cards:
@@ -285,7 +286,7 @@ def render_rst(ref: Reference, top_level: int = 0, catalogue: bool = True, label
                 for a in c.abilities:
                     lines.append(f"   - {md_icon(a.icon)} **{rst(a.icon.label)}**: {rst(a.text)}")
                 lines.append("")
-        title(L["index"], 0, "index")
+        title(L["index"], 0, f"{ref.pack_id}-index")
         lines.append(", ".join(f":ref:`{rst(c.name)} <{label_prefix}{c.anchor}>`" for c in ref.index))
         lines.append("")
     return "\n".join(lines)
@@ -331,7 +332,9 @@ def type_colours(type_id: str) -> tuple[str, str]:
 
 def text_size(c: CardEntry) -> str:
     n = c.text_length
-    return "t9" if n <= 80 else "t8" if n <= 160 else "t7" if n <= 280 else "t6" if n <= 450 else "t5"
+    if n <= 80:
+        return "t9"
+    return "t8" if n <= 160 else "t7" if n <= 280 else "t6" if n <= 450 else "t5" if n <= 700 else "t4"
 
 
 def sheet_pages(ref: Reference, paper: str = "a4", backs: bool = False, copies: bool = False) -> list[Page]:

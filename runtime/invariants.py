@@ -45,21 +45,28 @@ class StateChecker:
 
     # ------------------------------------------------------------ the fast path
     def _quick(self, state: GameState) -> bool:
-        """True when the state is certainly consistent; False means: look closer."""
+        """True when the state is certainly consistent; False means: look closer (see `explain`)."""
         cards = state.cards
         n = len(cards)
         if n != self.total:
             return False
-        cells = self.cells
+        cells, in_play = self.cells, self.in_play
+        trig, mods = self.has_triggers, self.has_modifiers
+        live_t, live_m = set(state.live_triggers), set(state.live_modifiers)
+        if len(live_t) != len(state.live_triggers) or len(live_m) != len(state.live_modifiers):
+            return False
         held = 0
         seen: set[int] = set()
         try:
             for (zname, seat), lst in state.zones.items():
+                playing = zname in in_play
                 if zname in cells:
                     for i, cid in enumerate(lst):
                         if cid is not None:
                             c = cards[cid]
                             if c.pos != i or c.zone != zname or c.seat != seat:
+                                return False
+                            if playing and (trig[c.defn] != (cid in live_t) or mods[c.defn] != (cid in live_m)):
                                 return False
                             held += 1
                             seen.add(cid)
@@ -68,25 +75,20 @@ class StateChecker:
                         c = cards[cid]
                         if c.pos != -1 or c.zone != zname or c.seat != seat:
                             return False
+                        if playing and (trig[c.defn] != (cid in live_t) or mods[c.defn] != (cid in live_m)):
+                            return False
                     held += len(lst)
                     seen.update(lst)
         except (IndexError, TypeError):
             return False
-        if held != n or len(seen) != n:  # n places hold n different cards: each card is in exactly one zone
+        # n places hold n different cards, each recording the place: every card is in exactly one zone
+        if held != n or len(seen) != n:
             return False
-        in_play = self.in_play
-        trig, mods = self.has_triggers, self.has_modifiers
-        live_t = set(state.live_triggers)
-        live_m = set(state.live_modifiers)
-        if len(live_t) != len(state.live_triggers) or len(live_m) != len(state.live_modifiers):
-            return False
-        for c in cards:
-            if c.pieces and any(v < 0 for v in c.pieces.values()):
+        for cid in live_t | live_m:
+            if cards[cid].zone not in in_play:
                 return False
-            if c.zone in in_play:
-                if trig[c.defn] != (c.id in live_t) or mods[c.defn] != (c.id in live_m):
-                    return False
-            elif c.id in live_t or c.id in live_m:
+        for c in cards:
+            if c.pieces and min(c.pieces.values()) < 0:
                 return False
         for seat in range(state.n):
             if _bounds(state.counters[seat], self.resources, ""):

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from cardsmith.compiler.bytecode import CompiledPack
 
-from .agents import ScriptedAgent
 from .game import LOG_VERSION, Game
 
 
@@ -47,10 +46,43 @@ def read_header(text: str) -> dict:
     return header
 
 
+class _Diverged(Exception):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+class _Script:
+    """The logged decisions, each checked against the decision the re-run game asks for."""
+
+    def __init__(self, decisions: list[tuple[int, list]], end_line: int) -> None:
+        self.decisions = decisions
+        self.next = 0
+        self.end_line = end_line
+
+    @property
+    def last_line(self) -> int | None:
+        return self.decisions[self.next - 1][0] if self.next else None
+
+    def choose(self, game: Game, d) -> int:
+        if self.next >= len(self.decisions):
+            raise _Diverged(self.end_line, f"the log has no more decisions, but the game asks player {d.seat + 1}: "
+                            f"'{d.prompt}' (a truncated log?)")
+        line, (_, seat, kind, n, choice) = self.decisions[self.next]
+        self.next += 1
+        if (seat, kind, n) != (d.seat, d.kind, len(d.options)):
+            raise _Diverged(line, f"the log has player {seat + 1} choose among {n} ({kind}); the game asks player "
+                            f"{d.seat + 1} to choose among {len(d.options)} ({d.kind}): '{d.prompt}'")
+        if not 0 <= choice < n:
+            raise _Diverged(line, f"choice {choice} is not one of the {n} options of '{d.prompt}'")
+        return choice
+
+
 class _Seat:
     """One seat of a replay: answers from the shared script, under the logged agent's name."""
 
-    def __init__(self, script: ScriptedAgent, name: str) -> None:
+    def __init__(self, script: _Script, name: str) -> None:
         self.script = script
         self.name = name
 
@@ -60,12 +92,32 @@ class _Seat:
 
 @dataclass
 class ReplayReport:
+    """The outcome of a replay. When it differs: the first line of the log that the re-run does not
+    reproduce (1-based), that line and what the re-run has there, the line of the last logged
+    decision before it (where the games parted, when a decision was edited), and why."""
+
     ok: bool
     lines: int
     decisions: int
     first_difference: int | None = None
     expected: str = ""
     got: str = ""
+    after_decision: int | None = None
+    message: str = ""
+
+    def describe(self) -> str:
+        if self.ok:
+            return f"replayed {self.decisions} decisions, {self.lines} lines identical"
+        where = f"line {self.first_difference}"
+        if self.after_decision:
+            where += f" (the last decision before it is on line {self.after_decision})"
+        out = [f"the replay differs from the log at {where}"]
+        if self.message:
+            out.append(f"  {self.message}")
+        if self.expected or self.got:
+            out.append(f"  logged: {self.expected[:200]}")
+            out.append(f"  replay: {self.got[:200]}")
+        return "\n".join(out)
 
 
 def replay(pack: CompiledPack, text: str) -> ReplayReport:
@@ -76,33 +128,70 @@ def replay(pack: CompiledPack, text: str) -> ReplayReport:
     if header["version"] != pack.version:
         raise LogError(1, f"the log is of {pack.id} {header['version']}; this is version {pack.version}")
     lines = text.rstrip("\n").split("\n")
-    answers = []
+    decisions: list[tuple[int, list]] = []
+    result_line = None
     for i, line in enumerate(lines[1:], start=2):
         try:
             event = json.loads(line)
         except json.JSONDecodeError as e:
             raise LogError(i, f"not JSON ({e.msg})") from None
         if isinstance(event, list) and event and event[0] == "decide":
-            if len(event) != 5 or not all(isinstance(x, int) for x in (event[1], event[3], event[4])):
+            if (len(event) != 5 or not all(isinstance(x, int) and not isinstance(x, bool)
+                                           for x in (event[1], event[3], event[4])) or not isinstance(event[2], str)):
                 raise LogError(i, "a decision must be [\"decide\", seat, kind, options, choice]")
-            answers.append(event[4])
-    script = ScriptedAgent(answers)
+            decisions.append((i, event))
+        elif isinstance(event, dict) and "result" in event and result_line is None:
+            result_line = i
+    script = _Script(decisions, result_line or len(lines) + 1)
     names = header.get("agents") or []
-    seats = [_Seat(script, names[i] if i < len(names) else "scripted") for i in range(header["players"])]
+    if not isinstance(names, list):
+        raise LogError(1, "header field 'agents' is not a list")
+    seats = [_Seat(script, str(names[i]) if i < len(names) else "scripted") for i in range(header["players"])]
     try:
         game = Game(pack, header["players"], header["seed"], seats, header["params"])
-    except ValueError as e:
+    except (ValueError, TypeError) as e:
         raise LogError(1, str(e)) from None
     try:
         game.play()
-    except Exception as e:  # the log asks for a choice the game does not offer
-        return ReplayReport(False, len(lines), len(answers), None, "", f"replay stopped: {e}")
+    except _Diverged as e:
+        return _partial(lines, game, script, len(decisions), e.line, e.message)
+    except Exception as e:  # a runtime fault, or a bug: say where the replay had got to
+        return _partial(lines, game, script, len(decisions), None, f"the replay stopped: {e}")
     again = log_text(game).rstrip("\n").split("\n")
-    for i, (a, b) in enumerate(zip(lines, again, strict=False), start=1):
-        if a != b:
-            return ReplayReport(False, len(lines), len(answers), i, a, b)
-    if len(lines) != len(again):
-        n = min(len(lines), len(again)) + 1
-        return ReplayReport(False, len(lines), len(answers), n, lines[n - 1] if n <= len(lines) else "",
-                            again[n - 1] if n <= len(again) else "")
-    return ReplayReport(True, len(lines), len(answers))
+    if script.next < len(decisions):
+        line = decisions[script.next][0]
+        first = _first_difference(lines, again)
+        if first is None or first > line:
+            return ReplayReport(False, len(lines), len(decisions), line, lines[line - 1], "",
+                                script.last_line, "the game ended before this decision")
+    first = _first_difference(lines, again)
+    if first is None:
+        return ReplayReport(True, len(lines), len(decisions))
+    return ReplayReport(False, len(lines), len(decisions), first, lines[first - 1] if first <= len(lines) else "",
+                        again[first - 1] if first <= len(again) else "", _decision_before(decisions, first))
+
+
+def _first_difference(a: list[str], b: list[str]) -> int | None:
+    for i, (x, y) in enumerate(zip(a, b, strict=False), start=1):
+        if x != y:
+            return i
+    return None if len(a) == len(b) else min(len(a), len(b)) + 1
+
+
+def _decision_before(decisions: list[tuple[int, list]], line: int) -> int | None:
+    before = [i for i, _ in decisions if i < line]
+    return before[-1] if before else None
+
+
+def _partial(lines: list[str], game: Game, script: _Script, total: int, line: int | None,
+             message: str) -> ReplayReport:
+    """A replay that stopped mid-way: the first line where the part re-run differs, else `line`."""
+    so_far = game.log_lines()
+    first = next((i for i, (x, y) in enumerate(zip(lines, so_far, strict=False), start=1) if x != y), None)
+    if first is not None and (line is None or first < line):
+        return ReplayReport(False, len(lines), total, first, lines[first - 1], so_far[first - 1],
+                            _decision_before(script.decisions, first), message)
+    if line is None:
+        line = script.last_line or 1
+    return ReplayReport(False, len(lines), total, line, lines[line - 1] if line <= len(lines) else "", "",
+                        _decision_before(script.decisions, line), message)

@@ -12,8 +12,8 @@ with a RuntimeFault that names the program and its source line.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from cardsmith.compiler.bytecode import CardDef, Code, CompiledPack
@@ -25,6 +25,10 @@ from .state import SHARED, Card, GameState
 STEP_BUDGET = 2_000_000  # instructions between two decisions
 MAX_TRIGGER_DEPTH = 40
 MAX_FRAMES = 400
+
+# Superinstructions (see `fuse`): on unless CARDSMITH_VM_FUSE=0, which runs every instruction on its own
+# (to check that both give the same games, byte for byte).
+FUSE = os.environ.get("CARDSMITH_VM_FUSE", "1") != "0"
 
 CHANGED = object()  # the frame stack changed: fetch the top frame again
 SUSPEND = object()  # a decision is pending
@@ -43,18 +47,46 @@ class RuntimeFault(Exception):
         return f"{self.span}: error[R001]: {self.message} (in {self.program})"
 
 
-@dataclass
 class Decision:
-    """A choice for an agent: pick the index of one option."""
+    """A choice for an agent: pick the index of one option.
 
-    seat: int
-    kind: str  # option | may | card | cell | player | number
-    prompt: str
-    options: list[Any]
-    labels: list[str] = field(default_factory=list)
+    `labels` (one text per option) may be given as a function that makes them: they are made on
+    first use only, since most agents never read them."""
+
+    __slots__ = ("_labels", "kind", "options", "prompt", "seat")
+
+    def __init__(self, seat: int, kind: str, prompt: str, options: list[Any],
+                 labels: list[str] | Callable[[], list[str]] | None = None) -> None:
+        self.seat = seat
+        self.kind = kind  # option | may | card | cell | player | number
+        self.prompt = prompt
+        self.options = options
+        self._labels = [] if labels is None else labels
+
+    @property
+    def labels(self) -> list[str]:
+        if callable(self._labels):
+            self._labels = self._labels()
+        return self._labels
+
+    @labels.setter
+    def labels(self, value: list[str]) -> None:
+        self._labels = value
 
     def __len__(self) -> int:
         return len(self.options)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Decision):
+            return NotImplemented
+        return (self.seat, self.kind, self.prompt, self.options, self.labels) == \
+            (other.seat, other.kind, other.prompt, other.options, other.labels)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dataclass it replaces
+
+    def __repr__(self) -> str:
+        return (f"Decision(seat={self.seat!r}, kind={self.kind!r}, prompt={self.prompt!r}, "
+                f"options={self.options!r}, labels={self.labels!r})")
 
 
 class Linked:
@@ -69,7 +101,7 @@ class Linked:
 
 
 class Frame:
-    __slots__ = ("depth", "it", "lc", "ops", "pc", "refill", "stack", "step", "this", "x", "you")
+    __slots__ = ("depth", "it", "lc", "memo", "ops", "pc", "refill", "stack", "step", "this", "x", "you")
 
     def __init__(self, lc: Linked, you: int, it: int | None = None, this: int | None = None,
                  step: str | None = None, depth: int = 0) -> None:
@@ -84,13 +116,14 @@ class Frame:
         self.step = step
         self.depth = depth
         self.refill = -1
+        self.memo = None  # (pc, options) of a decision that suspended here: see VM.recall
 
     def clone(self) -> Frame:
         f = Frame.__new__(Frame)
         f.lc, f.ops, f.pc = self.lc, self.ops, self.pc
         f.stack = [list(v) if isinstance(v, list) else v for v in self.stack]
-        f.you, f.it, f.this, f.x, f.step, f.depth, f.refill = (
-            self.you, self.it, self.this, self.x, self.step, self.depth, self.refill)
+        f.you, f.it, f.this, f.x, f.step, f.depth, f.refill, f.memo = (
+            self.you, self.it, self.this, self.x, self.step, self.depth, self.refill, self.memo)
         return f
 
 
@@ -181,6 +214,8 @@ class Linker:
         if lc is None:
             ops = [self._prepare(ins) for ins in code.ops]
             ops.append((op_RETURN,))
+            if FUSE:
+                ops = fuse(code, ops, self.pack)
             lc = self.cache[key] = Linked(code, ops)
         return lc
 
@@ -231,6 +266,9 @@ class Linker:
             return lambda vm, f, c: True
         if len(tests) == 1:
             return tests[0]
+        if len(tests) == 2:
+            t0, t1 = tests
+            return lambda vm, f, c: t0(vm, f, c) and t1(vm, f, c)
         return lambda vm, f, c: all(t(vm, f, c) for t in tests)
 
     def _filter(self, flt: list):
@@ -239,6 +277,9 @@ class Linker:
         if kind == "trait":
             tname, values = flt[1], frozenset(flt[2])
             return lambda vm, f, c: not values.isdisjoint(traits[c.defn].get(tname, ()))
+        if kind == "zone":
+            zones = frozenset(flt[1])
+            return lambda vm, f, c: c.zone in zones
         if kind == "type":
             types = frozenset(flt[1])
             cards = self.pack.cards
@@ -343,8 +384,18 @@ class VM:
                                                                    Span("<runtime>", 0, 0))
         return RuntimeFault(message, span, f.lc.name)
 
-    def decide(self, f: Frame, kind: str, prompt: str, options: list, labels=None, default: int = 0) -> int | None:
-        """The answer to a decision, or None after suspending for the agent."""
+    def recall(self, f: Frame) -> Any:
+        """What a decision instruction computed before it suspended, now that it runs again with the
+        answer: nothing can change in between, so its options need not be computed twice."""
+        m = f.memo
+        if m is None:
+            return None
+        f.memo = None
+        return m[1] if m[0] == f.pc and self.answer is not None else None
+
+    def decide(self, f: Frame, kind: str, prompt: str, options: list, labels=None, default: int = 0,
+               memo: Any = None) -> int | None:
+        """The answer to a decision, or None after suspending for the agent (keeping `memo` for `recall`)."""
         if self.answer is not None:
             a = self.answer
             self.answer = None
@@ -355,9 +406,11 @@ class VM:
             return 0
         if self.sync:
             return default
+        if memo is not None:
+            f.memo = (f.pc, memo)
         f.pc -= 1  # run this instruction again, with the answer
         self.pending = Decision(f.you, kind, prompt, options,
-                                labels if labels is not None else [str(o) for o in options])
+                                labels if labels is not None else lambda: [str(o) for o in options])
         return None
 
     def eval_sync(self, lc: Linked, you: int, it: int | None = None, this: int | None = None,
@@ -570,7 +623,7 @@ def op_X(vm, f, ins):
 def op_CHOOSE_X(vm, f, ins):
     lo, hi = f.stack[-2], f.stack[-1]
     options = list(range(lo, max(lo, hi) + 1))
-    a = vm.decide(f, "number", "choose X", options, [str(o) for o in options])
+    a = vm.decide(f, "number", "choose X", options)
     if a is None:
         return SUSPEND
     del f.stack[-2:]
@@ -761,6 +814,19 @@ def op_LINES(vm, f, ins):
 
 def op_NEIGHBOURS(vm, f, ins):
     cid = f.stack[-1]
+    q = ins[1]
+    if len(q.zones) == 1 and q.zones[0][1] not in ("others", "all") and not q.on_stack:
+        # One board: test only the cells next to the card (the query is pure; same count, far less work).
+        zname, mode = q.zones[0]
+        card = vm.state.cards[cid] if cid is not None else None
+        if card is None or card.zone != zname or card.pos < 0:
+            f.stack[-1] = 0
+            return
+        grid = vm.state.zones[(zname, _owner(vm, mode, f))]
+        cards, pred = vm.state.cards, q.pred
+        f.stack[-1] = sum(1 for nb in vm.linker.geo[zname].neighbours[card.pos]
+                          if grid[nb] is not None and (pred is None or pred(vm, f, cards[grid[nb]])))
+        return
     zname, seat, geo, members = _board(vm, ins[1], f)
     card = vm.state.cards[cid] if cid is not None else None
     if card is None or card.zone != zname or card.pos < 0:
@@ -790,12 +856,25 @@ def op_SWITCH(vm, f, ins):
 
 def op_CHOOSE(vm, f, ins):
     labels = ins[1]
-    a = vm.decide(f, "option", "choose one", list(range(len(labels))), labels)
+    n = len(labels)
+    guards = f.stack[-n:]
+    offered = [i for i in range(n) if guards[i]]
+    if not offered:
+        del f.stack[-n:]
+        f.stack.append(n)
+        return None
+    a = vm.decide(f, "option", "choose one", offered, [labels[i] for i in offered])
     if a is None:
         return SUSPEND
+    del f.stack[-n:]
     if vm.log is not None:
-        vm.log.append(("choose", f.you, labels[a]))
-    f.stack.append(a)
+        vm.log.append(("choose", f.you, labels[offered[a]]))
+    f.stack.append(offered[a])
+    return None
+
+
+def op_BOOL(vm, f, ins):
+    f.stack[-1] = bool(f.stack[-1])
 
 
 def op_MAY(vm, f, ins):
@@ -838,7 +917,7 @@ def op_FOR_PLAYERS(vm, f, ins):
     n = st.n
     if kind == "chosen":
         seats = list(range(n))
-        a = vm.decide(f, "player", "choose a player", seats, [f"player {s + 1}" for s in seats])
+        a = vm.decide(f, "player", "choose a player", seats, lambda: [f"player {s + 1}" for s in seats])
         if a is None:
             return SUSPEND
         seats = [seats[a]]
@@ -875,14 +954,16 @@ def op_NEXT_PLAYER(vm, f, ins):
 
 
 def op_CHOOSE_CARD(vm, f, ins):
-    found = vm.query(ins[1], f)
+    found = vm.recall(f)
+    if found is None:
+        found = vm.query(ins[1], f)
     optional = ins[2]
     if not found:
         f.stack.append(False)
         return
     options = [*found, None] if optional else found
-    labels = [vm.label(c) if c is not None else "none" for c in options]
-    a = vm.decide(f, "card", "choose a card", options, labels)
+    a = vm.decide(f, "card", "choose a card", options,
+                  lambda: [vm.label(c) if c is not None else "none" for c in options], memo=found)
     if a is None:
         return SUSPEND
     if options[a] is None:
@@ -958,7 +1039,7 @@ def op_UPTO(vm, f, ins):
         f.stack[-1] = 0
         return None
     options = list(range(n + 1))
-    a = vm.decide(f, "number", ins[1], options, [str(o) for o in options], default=n)
+    a = vm.decide(f, "number", ins[1], options, default=n)
     if a is None:
         return SUSPEND
     f.stack[-1] = options[a]
@@ -985,7 +1066,7 @@ def _source_candidates(vm: VM, f: Frame, src: tuple) -> tuple[list[int], bool, t
 
 def op_TAKE(vm, f, ins):
     src, optional = ins[1], ins[2]
-    found, choose, key = _source_candidates(vm, f, src)
+    found, choose, key = vm.recall(f) or _source_candidates(vm, f, src)
     if not found:
         zname = key[0]
         if not any(c is not None for c in vm.state.zones[key]) and zname in vm.linker.on_empty \
@@ -999,8 +1080,8 @@ def op_TAKE(vm, f, ins):
         return None
     if choose or optional:
         options = [*found, None] if optional else found
-        labels = [vm.label(c) if c is not None else "stop" for c in options]
-        a = vm.decide(f, "card", f"take a card from {key[0]}", options, labels)
+        a = vm.decide(f, "card", f"take a card from {key[0]}", options,
+                      lambda: [vm.label(c) if c is not None else "stop" for c in options], memo=(found, choose, key))
         if a is None:
             return SUSPEND
         if options[a] is None:
@@ -1041,11 +1122,11 @@ def op_PUT(vm, f, ins):
     z = vm.pack.zones[zname]
     geo = vm.linker.geo[zname]
     if geo is not None:
-        cells = _legal_cells(vm, zname, seat)
+        cells = vm.recall(f) or _legal_cells(vm, zname, seat)
         if not cells:
             return None  # no legal place: the card stays where it is
         a = vm.decide(f, "cell", f"where to put {vm.pack.cards[vm.state.cards[cid].defn].name}", cells,
-                      [geo.label(c) for c in cells])
+                      lambda: [geo.label(c) for c in cells], memo=cells)
         if a is None:
             return SUSPEND
         vm.move(cid, zname, seat, pos=cells[a], face=face)
@@ -1078,18 +1159,20 @@ def _room(vm: VM, card: Card, piece: str, seat: int) -> int | None:
 def op_PICK_HOLDER(vm, f, ins):
     q, piece, mode, optional = ins[1], ins[2], ins[3], ins[4]
     cards = vm.state.cards
-    if mode == "add":
-        found = [c for c in vm.query(q, f) if (_room(vm, cards[c], piece, f.you) or 1) > 0
-                 and (_room(vm, cards[c], piece, f.you) is None or _room(vm, cards[c], piece, f.you) > 0)]
+    found = vm.recall(f)
+    if found is not None:
+        pass
+    elif mode == "add":
+        found = [c for c in vm.query(q, f) if (room := _room(vm, cards[c], piece, f.you)) is None or room > 0]
     else:
         found = [c for c in vm.query(q, f) if cards[c].pieces.get(piece, 0) > 0]
     if not found:
         f.stack.append(False)
         return None
     options = [*found, None] if optional else found
-    labels = [vm.label(c) if c is not None else "stop" for c in options]
     verb = "put" if mode == "add" else "take"
-    a = vm.decide(f, "card", f"{verb} a {piece}", options, labels)
+    a = vm.decide(f, "card", f"{verb} a {piece}", options,
+                  lambda: [vm.label(c) if c is not None else "stop" for c in options], memo=found)
     if a is None:
         return SUSPEND
     if options[a] is None:
@@ -1377,3 +1460,166 @@ def _check_table() -> None:
 
 
 _check_table()
+
+
+# ------------------------------------------------------------------------ superinstructions
+# At link time each run of instructions between two entry points (the start, jump targets, and the
+# instruction after a decision or an unconditional jump) becomes one Python function, generated from
+# the bytecode: stack values live in local variables, constants are folded in, and arithmetic,
+# comparisons, counters and jumps run inline; every other opcode calls its handler as before. The
+# function stands in the place of the run's first instruction; the other instructions stay where they
+# were, so a program that resumes in the middle of a run (after a decision, or after a trigger ran)
+# simply runs them one by one. Before a handler is called the stack is written back and `pc` is set
+# as the dispatch loop would set it, and a handler that returns something or moves `pc` ends the run:
+# handlers see exactly what they would see without fusion.
+
+_INLINE = frozenset({"PUSH", "POP", "DUP", "COUNTER", "GLOBAL", "IT", "THIS", "X", "NPLAYERS", "BIN", "NOT", "NEG",
+                     "ABS", "PER", "JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN"})
+_TARGETS = ("JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN", "NEXT_CARD", "NEXT_PLAYER", "NEXT_ACTIVATION")
+_BIN_INLINE = {"+": "({a} + {b})", "-": "({a} - {b})", "*": "({a} * {b})", "/": "_div({a}, {b})",
+               "%": "({a} % {b} if {b} else 0)", "min": "min({a}, {b})", "max": "max({a}, {b})",
+               "and": "bool({a} and {b})", "or": "bool({a} or {b})", "=": "({a} == {b})", "!=": "({a} != {b})",
+               "<": "({a} < {b})", "<=": "({a} <= {b})", ">": "({a} > {b})", ">=": "({a} >= {b})"}
+
+
+def _entry_points(code: Code) -> set[int]:
+    from cardsmith.compiler.opcodes import BY_NAME
+
+    heads = {0}
+    for i, ins in enumerate(code.ops):
+        name = ins[0]
+        if name in _TARGETS:
+            heads.add(ins[1])
+        elif name == "SWITCH":
+            heads.update(ins[1])
+        op = BY_NAME.get(name)
+        if name in ("JUMP", "SWITCH", "RUN_ABILITY", "EMIT", "END_GAME") or name.startswith("NEXT_") or \
+                (op is not None and op.decides):
+            heads.add(i + 1)  # resumed here after a decision, or after the frames it started
+    return heads
+
+
+def fuse(code: Code, ops: list[tuple], pack: CompiledPack) -> list[tuple]:
+    """The prepared instructions with each run of two or more replaced (at its start) by a superinstruction."""
+    heads = _entry_points(code)
+    n = len(code.ops)
+    out = list(ops)
+    for start in sorted(h for h in heads if h < n):
+        end = start + 1
+        while end < n and end not in heads:
+            end += 1
+        if end - start >= 2:
+            fn = _compile_run(code, ops, start, end)
+            if fn is not None:
+                out[start] = (fn,)
+    return out
+
+
+def _compile_run(code: Code, ops: list[tuple], start: int, end: int):
+    consts: dict[str, Any] = {"_div": _div}
+    lines = ["def run(vm, f, ins):", " st = vm.state", " s = f.stack"]
+    sym: list[str] = []  # the top of the stack, as atoms (temporaries or literals), bottom first
+    temps = 0
+
+    def const(v) -> str:
+        if v is None or isinstance(v, bool):
+            return repr(v)
+        if type(v) is int:
+            return f"({v})"
+        name = f"K{len(consts)}"
+        consts[name] = v
+        return name
+
+    def temp(expr: str) -> str:
+        nonlocal temps
+        t = f"t{temps}"
+        temps += 1
+        lines.append(f" {t} = {expr}")
+        return t
+
+    def pop() -> str:
+        return sym.pop() if sym else temp("s.pop()")
+
+    def flush() -> None:
+        if len(sym) == 1:
+            lines.append(f" s.append({sym[0]})")
+        elif sym:
+            lines.append(f" s.extend(({', '.join(sym)},))")
+        sym.clear()
+
+    for k in range(start, end):
+        raw = code.ops[k]
+        name = raw[0]
+        if name not in _INLINE:
+            flush()
+            consts[f"H{k}"], consts[f"I{k}"] = ops[k][0], ops[k]
+            lines.append(f" f.pc = {k + 1}")
+            lines.append(f" r = H{k}(vm, f, I{k})")
+            lines.append(f" if r is not None or f.pc != {k + 1}:")
+            lines.append("  return r")
+            continue
+        if name == "PUSH":
+            sym.append(const(raw[1]))
+        elif name == "POP":
+            if sym:
+                sym.pop()
+            else:
+                lines.append(" s.pop()")
+        elif name == "DUP":
+            sym.append(sym[-1] if sym else temp("s[-1]"))
+        elif name == "COUNTER":
+            sym.append(temp(f"st.counters[f.you].get({const(raw[1])}, 0)"))
+        elif name == "GLOBAL":
+            sym.append(temp(f"st.globals.get({const(raw[1])}, 0)"))
+        elif name == "IT":
+            sym.append(temp("f.it"))
+        elif name == "THIS":
+            sym.append(temp("f.this"))
+        elif name == "X":
+            sym.append(temp("f.x"))
+        elif name == "NPLAYERS":
+            sym.append(temp("st.n"))
+        elif name == "BIN":
+            b, a = pop(), pop()
+            sym.append(temp(_BIN_INLINE[raw[1]].format(a=a, b=b)))
+        elif name == "NOT":
+            sym.append(temp(f"not {pop()}"))
+        elif name == "NEG":
+            sym.append(temp(f"-{pop()}"))
+        elif name == "ABS":
+            sym.append(temp(f"abs({pop()})"))
+        elif name == "PER":
+            nn, a = pop(), pop()
+            sym.append(temp(f"{a} * ({nn} // {const(raw[1])})"))
+        elif name == "JUMP":
+            flush()
+            lines.append(f" f.pc = {raw[1]}")
+            lines.append(" return None")
+            break
+        elif name in ("JUMP_IF", "JUMP_IF_NOT"):
+            c = pop()
+            flush()
+            lines.append(f" if {'' if name == 'JUMP_IF' else 'not '}{c}:")
+            lines.append(f"  f.pc = {raw[1]}")
+            lines.append("  return None")
+        elif name == "COUNTDOWN":
+            flush()
+            lines.append(" c = s[-1]")
+            lines.append(" if c > 0:")
+            lines.append("  s[-1] = c - 1")
+            lines.append(" else:")
+            lines.append("  s.pop()")
+            lines.append(f"  f.pc = {raw[1]}")
+            lines.append("  return None")
+    else:
+        flush()
+        lines.append(f" f.pc = {end}")
+        lines.append(" return None")
+    src = "\n".join(lines) + "\n"
+    try:
+        exec(compile(src, f"<fused {code.name} [{start}:{end}]>", "exec"), consts)
+    except (SyntaxError, RecursionError):  # pragma: no cover - a program too large to fuse runs unfused
+        return None
+    fn = consts["run"]
+    fn.source = src
+    return fn

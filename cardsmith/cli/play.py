@@ -10,13 +10,29 @@ from pathlib import Path
 import click
 
 from cardsmith.compiler.diagnostics import Diagnostics
+from cardsmith.compiler.pipeline import CompileResult, compile_pack
 from cardsmith.runtime.agents import AGENTS
-from cardsmith.runtime.simulate import play_one, summarize
+from cardsmith.runtime.parallel import BACKENDS, GameFault, run_games
+from cardsmith.runtime.simulate import summarize
 from cardsmith.runtime.vm import RuntimeFault
 
 from . import main
-from .build import compile_or_exit
 from .validate import emit_diagnostics
+
+
+def compile_or_exit(pack: str, cache: bool = True) -> CompileResult:
+    """Compile (through the compile cache unless `cache` is False) or print the errors and exit 1."""
+    res = compile_pack(pack, Diagnostics(), cache=cache)
+    if not res.ok:
+        emit_diagnostics(res.diagnostics.sorted(), "text")
+        click.echo(f"{pack}: {len(res.diagnostics.errors)} error(s); nothing compiled", err=True)
+        sys.exit(1)
+    return res
+
+
+_NO_CACHE = click.option("--no-cache", is_flag=True,
+                         help="Compile from source and leave the compile cache alone (location: $CARDSMITH_CACHE, "
+                              "else ~/.cache/cardsmith; safe to delete).")
 
 
 def parse_params(values: tuple[str, ...]) -> dict:
@@ -47,20 +63,44 @@ def parse_params(values: tuple[str, ...]) -> dict:
 @click.option("--progress/--no-progress", default=None, help="Show a progress bar (default: on a terminal).")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None,
               help="Write each game's event log (JSON lines) here, as game-SEED.jsonl, for `cardsmith replay`.")
+@click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(0),
+              help="Worker processes (0: one per CPU). Results are the same for any number.")
+@click.option("--backend", type=click.Choice(BACKENDS), default=None,
+              help="Where the games run: local worker processes, or a Dask cluster (pip install "
+                   "'cardsmith[dask]'). Default: processes; dask when --scheduler is given.")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="The Dask scheduler to use (e.g. tcp://10.0.0.5:8786); without it --backend dask starts a "
+                   "local cluster of --jobs workers.")
+@click.option("--save-at", nargs=2, type=(click.IntRange(0), click.Path(dir_okay=False)), default=None,
+              metavar="N FILE", help="Also save the first game (seed SEED) after N decisions to FILE, for "
+                                     "`cardsmith resume FILE`.")
+@_NO_CACHE
 def simulate(pack: str, games: int, players: int | None, seed: int, agents: str, params: tuple[str, ...],
-             max_decisions: int | None, as_json: bool, progress: bool | None, log_dir: str | None) -> None:
+             max_decisions: int | None, as_json: bool, progress: bool | None, log_dir: str | None, jobs: int,
+             backend: str | None, scheduler: str | None, save_at: tuple[int, str] | None, no_cache: bool) -> None:
     """Play many seeded games with bots and report scores and win rates.
 
-    The same pack, seed and agents give the same games, byte for byte. Timing goes to
-    stderr so that --json output can be compared between runs.
+    The same pack, seed and agents give the same games, byte for byte, however they are
+    spread over processes (--jobs) or a Dask cluster (--backend dask). Timing goes to stderr
+    so that --json output can be compared between runs. The JSON statistics give win rate
+    and mean score per seat and per agent, and for each card how often the player who played
+    it won, against all other seats, with counts.
 
     \b
     Examples:
       cardsmith simulate earth --games 200 --players 3 --seed 7 --json
+      cardsmith simulate earth -n 1000 -p 3 --jobs 4
+      cardsmith simulate earth -n 1000 --backend dask --scheduler tcp://10.0.0.5:8786
       cardsmith simulate earth -n 50 -p 4 --agents random,greedy
       cardsmith simulate earth -n 20 --param beginner=1
     """
-    res = compile_or_exit(pack)
+    import os
+
+    backend = backend or ("dask" if scheduler else "processes")
+    if scheduler and backend != "dask":
+        raise click.BadParameter("--scheduler is for --backend dask", param_hint="--scheduler")
+    jobs = jobs or os.cpu_count() or 1
+    res = compile_or_exit(pack, cache=not no_cache)
     p = res.pack
     n = players or p.players[0]
     if not p.players[0] <= n <= p.players[1]:
@@ -75,21 +115,26 @@ def simulate(pack: str, games: int, players: int | None, seed: int, agents: str,
     if unknown:
         raise click.BadParameter(f"unknown parameter(s) {', '.join(unknown)}; parameters: {', '.join(p.params)}",
                                  param_hint="--param")
+    if save_at:
+        from .saves import save_first_game
+
+        save_first_game(p, n, seed, names, overrides, max_decisions, *save_at)
     show = sys.stderr.isatty() if progress is None else progress
-    results = []
     t0 = time.perf_counter()
     try:
         with click.progressbar(length=games, label=f"{p.id}: {n} players", file=sys.stderr,
                                hidden=not show) as bar:
-            for i in range(games):
-                if log_dir:
-                    results.append(_play_logged(p, n, seed + i, names, overrides, max_decisions, Path(log_dir)))
-                else:
-                    results.append(play_one(p, n, seed + i, names, overrides, max_decisions))
-                bar.update(1)
-    except RuntimeFault as e:
+            results = run_games(pack, p, games, n, seed, names, overrides, max_decisions, jobs=jobs,
+                                backend=backend, scheduler=scheduler, cache=not no_cache, progress=bar.update,
+                                log_dir=log_dir)
+    except (RuntimeFault, GameFault) as e:
         click.echo(f"{e}", err=True)
         sys.exit(1)
+    except RuntimeError as e:  # the dask backend without dask installed, or a cluster that cannot be reached
+        if backend != "dask":
+            raise
+        click.echo(f"cardsmith: {e}", err=True)
+        sys.exit(2)
     elapsed = time.perf_counter() - t0
     stats = summarize(results, n)
     if as_json:
@@ -107,23 +152,10 @@ def simulate(pack: str, games: int, players: int | None, seed: int, agents: str,
     click.echo(f"{games} games in {elapsed:.2f}s ({games / elapsed:.1f} games/s)", err=True)
 
 
-def _play_logged(p, n, seed, names, overrides, max_decisions, folder: Path):
-    from cardsmith.runtime.agents import make_agent
-    from cardsmith.runtime.game import Game
-    from cardsmith.runtime.replay import log_text
-
-    agents = [make_agent(names[i % len(names)], seed * 7919 + i) for i in range(n)]
-    kw = {"max_decisions": max_decisions} if max_decisions else {}
-    game = Game(p, n, seed, agents, overrides, **kw)
-    result = game.play()
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"game-{seed}.jsonl").write_text(log_text(game), encoding="utf-8")
-    return result
-
-
 @main.command()
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-def replay(logs: tuple[str, ...]) -> None:
+@_NO_CACHE
+def replay(logs: tuple[str, ...], no_cache: bool) -> None:
     """Re-run logged games and verify that each plays out exactly as logged.
 
     The log names its pack and version; the pack must be the same version. Exit code 0
@@ -142,19 +174,23 @@ def replay(logs: tuple[str, ...]) -> None:
         try:
             text = Path(path).read_text(encoding="utf-8")
             header = read_header(text)
-            res = compile_or_exit(header["pack"])
+            res = compile_or_exit(header["pack"], cache=not no_cache)
             report = run_replay(res.pack, text)
-        except (LogError, UnicodeDecodeError) as e:
-            click.echo(f"{path}: {e}", err=True)
+        except LogError as e:
+            click.echo(f"{path}:{e.line}: {e.message}", err=True)
+            bad += 1
+            continue
+        except UnicodeDecodeError as e:
+            data = Path(path).read_bytes()
+            line = data.count(b"\n", 0, e.start) + 1
+            click.echo(f"{path}:{line}: not UTF-8 (byte 0x{data[e.start]:02x})", err=True)
             bad += 1
             continue
         if report.ok:
-            click.echo(f"{path}: replayed {report.decisions} decisions, {report.lines} lines identical")
+            click.echo(f"{path}: {report.describe()}")
         else:
             bad += 1
-            where = f"line {report.first_difference}" if report.first_difference else "replay"
-            click.echo(f"{path}:{report.first_difference or 0}: differs at {where}\n  logged: "
-                       f"{report.expected[:200]}\n  replay: {report.got[:200]}")
+            click.echo(f"{path}:{report.first_difference or 1}: {report.describe()}")
     sys.exit(1 if bad else 0)
 
 

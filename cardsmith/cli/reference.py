@@ -54,7 +54,8 @@ def describe(pack: str, card: str | None, lang: str) -> None:
         c = res.pack.card(card)
         if c is None:
             hint = did_you_mean(card, [x.id for x in cards])
-            click.echo(f"cardsmith: pack '{res.pack.id}' has no card '{card}'" + (f"; {hint}" if hint else ""), err=True)
+            msg = f"cardsmith: pack '{res.pack.id}' has no card '{card}'" + (f"; {hint}" if hint else "")
+            click.echo(msg, err=True)
             sys.exit(2)
         cards = [c]
     for c in cards:

@@ -1,0 +1,164 @@
+"""Seeded games spread over processes or a Dask cluster, with the results of a single process.
+
+Game i always uses seed `seed + i` and depends on nothing else, so a game plays the same in
+any worker; results are returned in seed order whatever the number of workers or the order in
+which they finish.
+
+- `backend="processes"`: a pool of `jobs` worker processes (forkserver where the platform has
+  it, else spawn: never fork, which would copy a running parent). Each worker compiles the pack
+  once when it starts, through the compile cache (compiler/cache.py), so only the first process
+  to need it pays for a real compile.
+- `backend="dask"`: an existing Dask distributed cluster (`scheduler="tcp://host:8786"`), or a
+  local one (distributed.LocalCluster with `jobs` single-threaded worker processes). The
+  compiled pack is sent to the workers (they need not have the pack's files), once per worker.
+  Needs the optional extra: pip install 'cardsmith[dask]'.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import pickle
+from collections.abc import Callable
+from pathlib import Path
+
+from cardsmith.compiler.bytecode import CompiledPack
+
+from .game import GameResult
+from .simulate import play_one, simulate
+from .vm import RuntimeFault
+
+BACKENDS = ("processes", "dask")
+
+
+class GameFault(Exception):
+    """A game failed in a worker (a RuntimeFault there); carries the worker's message."""
+
+
+def chunks(seed: int, games: int, jobs: int, size: int | None = None) -> list[tuple[int, int]]:
+    """(first seed, count) batches: small enough to balance the load and move the progress bar,
+    large enough that sending them costs little."""
+    if size is None:
+        size = max(1, min(25, games // (jobs * 8)))
+    return [(seed + i, min(size, games - i)) for i in range(0, games, size)]
+
+
+def _play_batch(pack: CompiledPack, first: int, count: int, players: int, agents: list[str], params,
+                max_decisions, log_dir) -> list[GameResult] | str:
+    try:
+        return [play_one(pack, players, s, agents, params, max_decisions, log_dir)
+                for s in range(first, first + count)]
+    except RuntimeFault as e:  # its constructor's arguments do not survive pickling: send the text
+        return f"seed {first}..{first + count - 1}: {e}"
+
+
+# ------------------------------------------------------------------ processes
+_worker_pack: CompiledPack | None = None
+
+
+def _init_worker(ref: str, cache: bool, cwd: str) -> None:
+    global _worker_pack
+    os.chdir(cwd)  # spans name files relative to the working directory, as in the parent
+    from cardsmith.compiler import compile_pack
+
+    res = compile_pack(ref, cache=cache)
+    if not res.ok:  # the parent compiled it cleanly a moment ago: the files changed meanwhile
+        raise RuntimeError(f"pack {ref!r} no longer compiles in a worker")
+    _worker_pack = res.pack
+
+
+def _process_batch(task: tuple) -> list[GameResult] | str:
+    assert _worker_pack is not None
+    return _play_batch(_worker_pack, *task)
+
+
+def _context():
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def run_processes(ref: str, games: int, players: int, seed: int, agents: list[str], params: dict | None,
+                  max_decisions: int | None, jobs: int, cache: bool = True,
+                  progress: Callable[[int], None] | None = None, log_dir: str | None = None) -> list[GameResult]:
+    tasks = [(first, count, players, agents, params, max_decisions, log_dir)
+             for first, count in chunks(seed, games, jobs)]
+    out: dict[int, list[GameResult]] = {}
+    ctx = _context()
+    with ctx.Pool(min(jobs, len(tasks)), initializer=_init_worker, initargs=(str(ref), cache, os.getcwd())) as pool:
+        for batch in pool.imap_unordered(_process_batch, tasks):
+            if isinstance(batch, str):
+                pool.terminate()
+                raise GameFault(batch)
+            out[batch[0].seed] = batch
+            if progress:
+                progress(len(batch))
+    return [r for first in sorted(out) for r in out[first]]
+
+
+# ------------------------------------------------------------------ dask
+_dask_packs: dict[str, CompiledPack] = {}
+
+
+def _dask_batch(pack_blob: bytes, digest: str, task: tuple) -> list[GameResult] | str:
+    pack = _dask_packs.get(digest)
+    if pack is None:  # once per worker process
+        pack = _dask_packs[digest] = pickle.loads(pack_blob)
+    return _play_batch(pack, *task)
+
+
+def run_dask(pack: CompiledPack, games: int, players: int, seed: int, agents: list[str], params: dict | None,
+             max_decisions: int | None, jobs: int, scheduler: str | None = None,
+             progress: Callable[[int], None] | None = None, log_dir: str | None = None) -> list[GameResult]:
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:  # pragma: no cover - depends on the extra
+        raise RuntimeError("the dask backend needs Dask: pip install 'cardsmith[dask]'") from None
+    cluster = None
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    try:
+        blob = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL)
+        digest = hashlib.sha256(blob).hexdigest()
+        [blob_future] = client.scatter([blob], broadcast=True)
+        nworkers = max(1, len(client.scheduler_info().get("workers", {})) or jobs)
+        futures = [client.submit(_dask_batch, blob_future, digest, (first, count, players, agents, params,
+                                                                    max_decisions, log_dir), pure=False)
+                   for first, count in chunks(seed, games, nworkers)]
+        out: dict[int, list[GameResult]] = {}
+        for fut in as_completed(futures):
+            batch = fut.result()
+            if isinstance(batch, str):
+                client.cancel(futures)
+                raise GameFault(batch)
+            out[batch[0].seed] = batch
+            if progress:
+                progress(len(batch))
+        return [r for first in sorted(out) for r in out[first]]
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+# ------------------------------------------------------------------ one entry point
+def run_games(ref: str | Path, pack: CompiledPack, games: int, players: int, seed: int, agents: list[str],
+              params: dict | None = None, max_decisions: int | None = None, jobs: int = 1,
+              backend: str = "processes", scheduler: str | None = None, cache: bool = True,
+              progress: Callable[[int], None] | None = None, log_dir: str | None = None) -> list[GameResult]:
+    """Play games `seed .. seed+games-1`; the same list, in seed order, for any jobs and backend.
+
+    `ref` is the pack reference the workers compile (processes); `pack` is the compiled pack (used
+    in this process for jobs=1, and sent to Dask workers)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; backends: {', '.join(BACKENDS)}")
+    if backend == "dask":
+        return run_dask(pack, games, players, seed, agents, params, max_decisions, max(jobs, 1), scheduler,
+                        progress, log_dir)
+    if jobs <= 1 or games <= 1:
+        return simulate(pack, games, players, seed, agents, params, max_decisions, progress, log_dir)
+    return run_processes(str(ref), games, players, seed, agents, params, max_decisions, jobs, cache, progress,
+                         log_dir)

@@ -1,0 +1,182 @@
+"""Generated card text: every ability of every built-in pack reads in English and Japanese, names what
+it touches, and known Earth cards read exactly as written here."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from cardsmith.cli import main
+from cardsmith.compiler import ast as A
+from cardsmith.compiler.describe import LANGS, Describer, english_plural_marks, third_person
+from cardsmith.compiler.describe_ja import conjugate
+from cardsmith.compiler.packs import builtin_packs
+from cardsmith.compiler.pipeline import compile_pack
+from helpers import ROOT
+
+PACKS = sorted(builtin_packs())
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    cache = {}
+
+    def get(ref):
+        if ref not in cache:
+            res = compile_pack(ref)
+            assert res.ok, res.diagnostics.items[:3]
+            cache[ref] = res
+        return cache[ref]
+
+    return get
+
+
+def _resources_touched(node, renderer, out: set):
+    """Resources gained, lost or paid by statements the text describes itself (a macro call that reads
+    as its glossary phrase speaks for its body)."""
+    if isinstance(node, tuple):
+        for n in node:
+            _resources_touched(n, renderer, out)
+        return
+    if not isinstance(node, A.Node):
+        return
+    if isinstance(node, A.Group) and node.macro is not None and renderer.uses_phrase(node):
+        return
+    if isinstance(node, A.Gain | A.Lose):
+        out.add(node.resource)
+    if isinstance(node, A.Pay):
+        out.update(r for _, r in node.items)
+    for f in getattr(node, "__dataclass_fields__", {}):
+        if f != "span":
+            v = getattr(node, f)
+            if isinstance(v, tuple | A.Node):
+                _resources_touched(v, renderer, out)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("pack", PACKS)
+def test_every_ability_of_every_builtin_pack_describes(compiled, pack, lang):
+    res = compiled(pack)
+    d = Describer(res, lang)
+    described = 0
+    for card in res.pack.cards:
+        for a in d.card(card):
+            assert a.text.strip(), f"{card.id} {a.timing}: empty text"
+            node = res.asts[f"{card.id} {a.timing}"]
+            touched: set[str] = set()
+            _resources_touched(node, d.renderer, touched)
+            for r in touched:
+                word = d.lex.term(r, sec="resources")
+                plural = d.lex.term(r, plural=True, sec="resources")
+                assert word in a.text or plural in a.text, f"{card.id} {a.timing} ({lang}): '{a.text}' lacks {r}"
+            if lang == "ja":
+                assert any(ord(ch) > 0x3000 for ch in a.text), f"{card.id} {a.timing}: no Japanese in '{a.text}'"
+            described += 1
+    assert d.fallbacks == [], f"nodes describe does not know: {d.fallbacks[:3]}"
+    assert described > 0 or not any(card.abilities or card.conditions for card in res.pack.cards)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("pack", PACKS)
+def test_rules_programs_describe(compiled, pack, lang):
+    res = compiled(pack)
+    d = Describer(res, lang, mode="rules")
+    for name in res.asts:
+        if not name.startswith(tuple(f"{c.id} " for c in res.pack.cards)):
+            assert d.code(name), name
+    for sig in {m.signature for ms in res.compiler.macros.values() for m in ms}:
+        assert d.macro_body(sig) is not None
+    assert d.fallbacks == []
+
+
+EARTH = {
+    ("mossback-oak", "yellow"): ("Place 1 growth in your tableau.", "自分の場に成長コマを1個置く。"),
+    ("copperbark-pine", "red"): ("Gain 2 soil.", "土を2個獲得する。"),
+    ("lantern-birch", "green"): ("Draw 1 card.", "カードを1枚引く。"),
+    ("bitterroot-sorrel", "red"): ("Compost 1 card from your hand: gain 3 soil.",
+                                   "手札からカードを1枚堆肥にすることで、土を3個獲得する。"),
+    ("hearthsage", "green"): ("Pay 1 soil: draw 2 cards.", "土を1個支払うことで、カードを2枚引く。"),
+    ("thunder-cedar", "brown"): ("Score 1 VP per 2 tree cards in your tableau.",
+                                 "自分の場の木のカード2枚につき、1VPを獲得する。"),
+    ("fernshadow-gully", "ongoing"): ("The cost of herb cards is 1 lower.", "ハーブのカードのコストは1少なくなる。"),
+    ("frostneedle-spruce", "ongoing"): ("When you play a tree card, gain 1 soil.",
+                                        "自分が木のカードをプレイしたとき、土を1個獲得する。"),
+    ("barkdrummer-woodpecker", "goal"): ("There are at least 5 tree cards in your tableau.",
+                                         "自分の場に木のカードが5枚以上ある。"),
+    ("hoarding-badger", "goal"): ("You have at least 20 soil.", "土を20個以上持っている。"),
+    ("noon-darkness", "black"): ("Each opponent gains 2 soil.", "他の各プレイヤーは、土を2個獲得する。"),
+    ("hush-of-snow", "black"): ("If there are at least 3 cold cards in your tableau, draw 3 cards; otherwise, "
+                                "draw 1 card.",
+                                "自分の場に寒冷地のカードが3枚以上ある場合、カードを3枚引く。そうでない場合、カードを1枚引く。"),
+    ("mountain-ridge", "brown"): ("Score 2 VP per card in the longest orthogonal line of rocky cards in your "
+                                  "tableau through this card.",
+                                  "このカードを通って自分の場の岩場のカードが縦横につながる最長の列のカード1枚につき、2VPを獲得する。"),
+    ("swamp-sprouts", "blue"): ("Activate the blue ability of another card in your tableau.",
+                                "自分の場の、このカード以外のカードの青の能力を発動する。"),
+    ("four-kingdoms", "ecosystem"): ("Score 3 VP per set of one tree, one herb, one mushroom and one bush among "
+                                     "cards in your tableau.",
+                                     "自分の場のカードで作れる、木・ハーブ・キノコ・ブッシュを1枚ずつそろえた組1組につき、3VPを獲得する。"),
+}
+
+
+@pytest.mark.parametrize(("card", "timing"), sorted(EARTH))
+def test_known_earth_sentences(compiled, card, timing):
+    res = compiled("earth")
+    en, ja = EARTH[(card, timing)]
+    assert Describer(res, "en").ability(card, timing) == en
+    assert Describer(res, "ja").ability(card, timing) == ja
+
+
+def test_japanese_conjugation():
+    assert conjugate("カードを1枚引く", "stem") == "カードを1枚引き"
+    assert conjugate("土を2個獲得する", "stem") == "土を2個獲得し"
+    assert conjugate("芽を1個置く", "te") == "芽を1個置いて"
+    assert conjugate("土を1個得る", "stem") == "土を1個得"
+    assert conjugate("プレイする", "ta") == "プレイした"
+    assert conjugate("1つを選ぶ", "te") == "1つを選んで"
+    assert conjugate("土を1個支払う", "te") == "土を1個支払って"
+    assert conjugate("芽を土に変換する（何度でも）", "stem") == "芽を土に変換し（何度でも）"
+
+
+def test_english_helpers():
+    assert third_person("draw 2 cards") == "draws 2 cards"
+    assert third_person("place 1 sprout in your tableau") == "places 1 sprout in their tableau"
+    assert third_person("may draw 1 card") == "may draw 1 card"
+    assert english_plural_marks("draw 1 card(s)") == "draw 1 card"
+    assert english_plural_marks("draw up to 3 card(s)") == "draw up to 3 cards"
+
+
+def _glossary_pack(tmp_path):
+    pack = tmp_path / "gl"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "valid" / "minimal", pack)
+    rules = pack / "rules.yaml"
+    rules.write_text(rules.read_text(encoding="utf-8") + """
+glossary:
+  soil: {en: soil, en-plural: soil, ja: 土}
+  coin: {en: coin, ja: コイン, ja-counter: 枚}
+  tableau: {en: garden, ja: 庭}
+  "draw $n": {en: "take $n card(s)", ja: "カードを$n枚取る"}
+""", encoding="utf-8")
+    return pack
+
+
+def test_pack_glossary_gives_words_and_phrases(tmp_path):
+    res = compile_pack(_glossary_pack(tmp_path))
+    assert res.ok, res.diagnostics.items
+    en, ja = Describer(res, "en"), Describer(res, "ja")
+    assert en.ability("oak", "green") == "Take 1 card."
+    assert ja.ability("oak", "green") == "カードを1枚取る。"
+    assert en.ability("mint", "green") == "Pay 1 soil: gain 2 coins."
+    assert ja.ability("mint", "green") == "土を1個支払うことで、コインを2枚獲得する。"
+
+
+def test_describe_command(tmp_path):
+    run = CliRunner().invoke(main, ["describe", "earth", "mossback-oak", "--lang", "ja"])
+    assert run.exit_code == 0, run.output
+    assert "自分の場に成長コマを1個置く。" in run.output
+    run = CliRunner().invoke(main, ["describe", "earth", "mossback-oke"])
+    assert run.exit_code == 2 and "mossback-oak" in run.output and "Traceback" not in run.output
+    run = CliRunner().invoke(main, ["describe", str(_glossary_pack(tmp_path))])
+    assert run.exit_code == 0 and "Take 1 card." in run.output
