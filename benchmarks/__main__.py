@@ -1,77 +1,76 @@
-"""python -m benchmarks: compile speed against a bare YAML load, and simulation speed.
+"""python -m benchmarks: every figure beside a baseline measured in the same run, as a ratio.
 
-Each ratio compares two measurements taken in this run on the same files, so the figures
-hold on any machine; nothing here asserts a time.
+    python -m benchmarks            # the full table (a few minutes)
+    python -m benchmarks --quick    # fewer repeats and games (a smoke run)
+
+Each ratio compares two measurements taken in this run on the same files or state, so the ratios
+hold on any machine; nothing here asserts a time. Timings keep the best of several repeats with the
+garbage collector off (as timeit does), since other processes only ever make a run slower.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import os
+import platform
+import sys
+import tempfile
 import time
-from pathlib import Path
-
-import yaml
-from cardsmith.compiler import compile_pack
-from cardsmith.compiler.diagnostics import Diagnostics
-from cardsmith.compiler.packs import builtin_packs, card_files
 
 
-def _best(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer repeats and games: a smoke run, noisier figures")
+    ap.add_argument("--repeat", type=int, default=None, help="repeats per timing; the best is kept (default 5)")
+    ap.add_argument("--memory-games", type=int, default=None, help="games for the memory figure (default 1000)")
+    ap.add_argument("--scale-games", type=int, default=None, help="games for the --jobs 2 figure (default 200)")
+    ap.add_argument("--skip", action="append", default=[], metavar="SECTION",
+                    choices=["compile", "abilities", "games", "clone", "memory", "scale"],
+                    help="leave a section out (may be given more than once)")
+    ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON to FILE")
+    args = ap.parse_args(argv)
+    repeat = args.repeat or (2 if args.quick else 5)
+    memory_games = args.memory_games or (60 if args.quick else 1000)
+    scale_games = args.scale_games or (16 if args.quick else 200)
+
+    # The benchmark's compile cache is its own, so a warm figure never reads a user's stale entry.
+    cache = tempfile.mkdtemp(prefix="cardsmith-bench-cache-")
+    os.environ["CARDSMITH_CACHE"] = cache
+
+    from . import sections
+    from .report import Table
+
+    table = Table()
+    t0 = time.perf_counter()
+    print(f"cardsmith benchmarks: Python {platform.python_version()}, {os.cpu_count()} CPU(s), "
+          f"load average {_load()}", file=sys.stderr)
+    if "compile" not in args.skip:
+        sections.compile_rows(table, repeat)
+    if "abilities" not in args.skip:
+        sections.ability_rows(table, runs=60 if args.quick else 200, repeat=repeat + 2)
+    if "games" not in args.skip:
+        sections.game_rows(table, budget=1.0 if args.quick else 4.0, repeats=2 if args.quick else 3)
+    if "clone" not in args.skip:
+        sections.clone_rows(table, repeat)
+    if "memory" not in args.skip:
+        sections.memory_rows(table, memory_games)
+    if "scale" not in args.skip:
+        sections.scale_rows(table, scale_games)
+    print(table.render())
+    print(f"\n{time.perf_counter() - t0:.0f} s in all; load average at the end {_load()} "
+          f"(other processes on the machine slow every figure down, ratios less so).")
+    if args.json:
+        table.write_json(args.json)
+    return 0
 
 
-def bench_compile(repeat: int) -> list[tuple[str, str, str]]:
-    rows = []
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    for pid, folder in builtin_packs().items():
-        files = [folder / "pack.yaml", folder / "rules.yaml", *card_files(folder)]
-        files = [f for f in files if f.exists()]
-        texts = [Path(f).read_text(encoding="utf-8") for f in files]
-        res = compile_pack(str(folder), Diagnostics())
-        cards = res.cards_compiled
-        compile_pack(str(folder), Diagnostics())  # warm the parser tables once, as any long run would
-        base = _best(lambda texts=texts: [yaml.load(t, Loader=loader) for t in texts], repeat)
-        comp = _best(lambda folder=folder: compile_pack(str(folder), Diagnostics()), repeat)
-        rows.append((f"compile {pid} ({cards} cards)", f"{cards / comp:,.0f} cards/s",
-                     f"{comp / base:.2f}x bare yaml.load ({cards / base:,.0f} cards/s)"))
-    return rows
-
-
-def bench_games(packs: list[str], games: int) -> list[tuple[str, str, str]]:
-    from cardsmith.runtime.simulate import play_one
-
-    rows = []
-    for pid in packs:
-        pack = compile_pack(pid).pack
-        n = pack.players[0] + 1 if pack.players[1] > pack.players[0] else pack.players[0]
-        times = []
-        for i in range(games):
-            t = time.perf_counter()
-            play_one(pack, n, i, ["random"])
-            times.append(time.perf_counter() - t)
-        rate = 1 / statistics.mean(times)
-        spread = statistics.pstdev([1 / t for t in times])
-        rows.append((f"random games {pid} ({n} players)", f"{rate:.1f} games/s", f"spread ±{spread:.1f} over {games}"))
-    return rows
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
-    ap.add_argument("--repeat", type=int, default=5, help="repeats per timing; the best is kept")
-    ap.add_argument("--games", type=int, default=20, help="games per pack for the simulation figure")
-    args = ap.parse_args()
-    rows = bench_compile(args.repeat) + bench_games(list(builtin_packs()), args.games)
-    w = max(len(r[0]) for r in rows)
-    print(f"{'benchmark':<{w}}  {'figure':>18}  baseline in the same run")
-    for name, fig, base in rows:
-        print(f"{name:<{w}}  {fig:>18}  {base}")
+def _load() -> str:
+    try:
+        return " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover - not on every platform
+        return "n/a"
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

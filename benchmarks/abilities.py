@@ -30,6 +30,7 @@ from .hand import Hand, choose, policy
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "language"
+CLOCK = time.process_time  # CPU time of this process: other processes on the machine do not count
 
 
 class Unsupported(Exception):
@@ -220,7 +221,8 @@ def tm_city(h, st, you, it, this):
             and not p.get("greenery") and not p.get("special")
 
     def near(c, piece):
-        return sum(1 for nb in geo.neighbours[cards[c].pos] if grid[nb] is not None and cards[grid[nb]].pieces.get(piece))
+        return sum(1 for nb in geo.neighbours[cards[c].pos]
+                   if grid[nb] is not None and cards[grid[nb]].pieces.get(piece))
 
     options = [c for c in grid if c is not None and free_land(c) and near(c, "city") == 0]
     if options:
@@ -512,10 +514,10 @@ def measure(item: Item, runs: int, repeat: int) -> AbilityResult:
                 gc.collect()
                 gc.disable()
                 try:
-                    t = time.perf_counter()
+                    t = CLOCK()
                     for vm in vms:
                         _run_vm(vm, lc, you, it, this, cond)
-                    vm_best = min(vm_best, time.perf_counter() - t)
+                    vm_best = min(vm_best, CLOCK() - t)
                 finally:
                     gc.enable()
                 del states, vms
@@ -523,10 +525,10 @@ def measure(item: Item, runs: int, repeat: int) -> AbilityResult:
                 gc.collect()
                 gc.disable()
                 try:
-                    t = time.perf_counter()
+                    t = CLOCK()
                     for s in states:
                         hand(h, s, you, it, this)
-                    hand_best = min(hand_best, time.perf_counter() - t)
+                    hand_best = min(hand_best, CLOCK() - t)
                 finally:
                     gc.enable()
                 del states

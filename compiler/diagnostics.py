@@ -111,10 +111,16 @@ class SourceCache:
     def __init__(self) -> None:
         self._lines: dict[str, list[str]] = {}
 
+    MAX_BYTES = 4_000_000  # never read more than this for a snippet (a file may be huge, or /dev/zero)
+
     def line(self, file: str, line: int) -> str | None:
         if file not in self._lines:
             try:
-                text = Path(file).read_bytes().decode("utf-8", errors="replace")
+                path = Path(file)
+                if not path.is_file():  # a device, a pipe, a folder: nothing to show, and reading could block
+                    raise OSError(file)
+                with path.open("rb") as fh:
+                    text = fh.read(self.MAX_BYTES).decode("utf-8", errors="replace")
                 self._lines[file] = text.splitlines()
             except OSError:
                 self._lines[file] = []

@@ -90,10 +90,9 @@ def card_files(folder: Path, links: list[Path] | None = None) -> list[Path]:
             if top and e.name in SKIPPED_DIRS:
                 continue
             if e.is_symlink():
-                if (e.name.endswith(".yaml") and not (top and e.name in ("pack.yaml", "rules.yaml"))) \
-                        or e.is_dir():
-                    if links is not None:
-                        links.append(path)
+                yaml_file = e.name.endswith(".yaml") and not (top and e.name in ("pack.yaml", "rules.yaml"))
+                if (yaml_file or e.is_dir()) and links is not None:
+                    links.append(path)
                 continue
             if e.is_dir(follow_symlinks=False):
                 todo.append(path)

@@ -23,13 +23,34 @@ Locate = Callable[[int, int], Span]
 
 @cache
 def parser() -> Lark:
+    text = GRAMMAR_PATH.read_text(encoding="utf-8")
     return Lark(
-        GRAMMAR_PATH.read_text(encoding="utf-8"),
+        text,
         parser="lalr",
         start=["program", "expression", "signature"],
         propagate_positions=True,
         maybe_placeholders=False,
+        cache=_tables_file(text),
     )
+
+
+def _tables_file(grammar: str) -> str | bool:
+    """Where Lark keeps the grammar's LALR tables between processes (in the compile cache folder):
+    loading them takes a tenth of the time of building them. Lark checks the grammar, its options
+    and its own version against the file and builds the tables again on any difference."""
+    import hashlib
+
+    import lark
+
+    from .cache import cache_dir
+
+    folder = cache_dir() / "lark"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    digest = hashlib.sha256(f"{lark.__version__}\0{grammar}".encode()).hexdigest()[:24]
+    return str(folder / f"effect-{digest}.tables")
 
 
 @cache

@@ -300,17 +300,17 @@ def _line_starts(text: str) -> list[int]:
 
 
 def decode_source(data: bytes, file: str, diags: Diagnostics) -> str | None:
-    """UTF-8 (with optional BOM) or a diagnostic at the first bad byte."""
+    """UTF-8 (with optional BOM) or a diagnostic at the first bad byte (its column counted in characters)."""
+    bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     try:
-        return data.decode("utf-8-sig")
+        return data[bom:].decode("utf-8")
     except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        line_start = data.rfind(b"\n", 0, e.start) + 1
-        if line_start == 0 and data.startswith(b"\xef\xbb\xbf"):
-            line_start = 3  # the byte order mark is not a character of the line
+        bad = e.start + bom
+        line = data.count(b"\n", 0, bad) + 1
+        line_start = max(data.rfind(b"\n", 0, bad) + 1, bom)  # the byte order mark is not a character
         # everything before the bad byte decoded: count characters, not bytes
-        col = len(data[line_start:e.start].decode("utf-8")) + 1
-        diags.error("E002", f"file is not valid UTF-8 (byte 0x{data[e.start]:02x})", Span(file, line, col),
+        col = len(data[line_start:bad].decode("utf-8")) + 1
+        diags.error("E002", f"file is not valid UTF-8 (byte 0x{data[bad]:02x})", Span(file, line, col),
                     hint="save the file as UTF-8")
         return None
 
@@ -332,6 +332,14 @@ def load_yaml_text(text: str, file: str, diags: Diagnostics) -> YamlDoc | None:
         problem = e.problem or e.context or "invalid YAML"
         ctx = f" ({e.context})" if e.context and e.problem else ""
         diags.error("E001", f"YAML syntax error: {problem}{ctx}", span)
+        return None
+    except yaml.reader.ReaderError as e:
+        # a character YAML does not allow (a control character): the first one in the text is the culprit
+        i = text.find(chr(e.character)) if isinstance(e.character, int) else -1
+        span = Span(file, *doc._pos(i)) if i >= 0 else Span(file, 1, 1)
+        shown = f"#x{e.character:04x}" if isinstance(e.character, int) else repr(e.character)
+        diags.error("E001", f"YAML error: character {shown} is not allowed in YAML", span,
+                    hint="remove it, or write it as an escape in a double-quoted text")
         return None
     except yaml.YAMLError as e:
         diags.error("E001", f"YAML error: {e}", Span(file, 1, 1))

@@ -57,9 +57,11 @@ def _play_batch(pack: CompiledPack, first: int, count: int, players: int, agents
 _worker_pack: CompiledPack | None = None
 
 
-def _init_worker(ref: str, cache: bool, cwd: str) -> None:
+def _init_worker(ref: str, cache: bool, cwd: str, cache_dir: str | None) -> None:
     global _worker_pack
     os.chdir(cwd)  # spans name files relative to the working directory, as in the parent
+    if cache_dir is not None:  # a forkserver started earlier may hold an older environment
+        os.environ["CARDSMITH_CACHE"] = cache_dir
     from cardsmith.compiler import compile_pack
 
     res = compile_pack(ref, cache=cache)
@@ -85,7 +87,8 @@ def run_processes(ref: str, games: int, players: int, seed: int, agents: list[st
              for first, count in chunks(seed, games, jobs)]
     out: dict[int, list[GameResult]] = {}
     ctx = _context()
-    with ctx.Pool(min(jobs, len(tasks)), initializer=_init_worker, initargs=(str(ref), cache, os.getcwd())) as pool:
+    init = (str(ref), cache, os.getcwd(), os.environ.get("CARDSMITH_CACHE"))
+    with ctx.Pool(min(jobs, len(tasks)), initializer=_init_worker, initargs=init) as pool:
         for batch in pool.imap_unordered(_process_batch, tasks):
             if isinstance(batch, str):
                 pool.terminate()

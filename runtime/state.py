@@ -67,7 +67,7 @@ class GameState:
         self.first = 0
         self.rng = random.Random(0)
         self.scores: list[dict[str, int]] = [{} for _ in range(n)]
-        self.activated: list[set[int]] = [set() for _ in range(n)]
+        self.activated: list[set[int] | None] = [None] * n  # cards activated in the running activation
         self.live_triggers: list[int] = []  # cards in play with triggers, in the order they arrived
         self.live_modifiers: list[int] = []
         self.over = False
@@ -86,7 +86,7 @@ class GameState:
         s.rng = random.Random()
         s.rng.setstate(self.rng.getstate())
         s.scores = [dict(x) for x in self.scores]
-        s.activated = [set(a) for a in self.activated]
+        s.activated = [set(a) if a is not None else None for a in self.activated]
         s.live_triggers = list(self.live_triggers)
         s.live_modifiers = list(self.live_modifiers)
         s.over = self.over

@@ -92,12 +92,14 @@ class Decision:
 class Linked:
     """A Code with its opcodes resolved to handler functions and operands prepared."""
 
-    __slots__ = ("code", "name", "ops")
+    __slots__ = ("code", "name", "ops", "pure")
 
     def __init__(self, code: Code, ops: list[tuple]) -> None:
         self.code = code
         self.ops = ops
         self.name = code.name
+        # A pure program (only values, queries and jumps) is evaluated by eval_sync without a frame stack.
+        self.pure = all(ins[0] in _PURE for ins in code.ops)
 
 
 class Frame:
@@ -266,10 +268,12 @@ class Linker:
             return lambda vm, f, c: True
         if len(tests) == 1:
             return tests[0]
-        if len(tests) == 2:
-            t0, t1 = tests
-            return lambda vm, f, c: t0(vm, f, c) and t1(vm, f, c)
-        return lambda vm, f, c: all(t(vm, f, c) for t in tests)
+        # One function testing each in turn (every filter test returns a bool, so 'and' gives what all() gives).
+        names = {f"t{i}": t for i, t in enumerate(tests)}
+        ns = dict(names)
+        exec(compile("def every(vm, f, c):\n return " + " and ".join(f"{n}(vm, f, c)" for n in names) + "\n",
+                     "<filters>", "exec"), ns)
+        return ns["every"]
 
     def _filter(self, flt: list):
         kind = flt[0]
@@ -416,6 +420,19 @@ class VM:
     def eval_sync(self, lc: Linked, you: int, it: int | None = None, this: int | None = None,
                   step: str | None = None) -> Any:
         """Evaluate a small program to a value on the spot (conditions, cost checks)."""
+        if lc.pure:  # nothing in it decides, starts a program or ends one: run it on its own frame
+            frame = Frame(lc, you, it, this, step)
+            ops, end = lc.ops, len(lc.code.ops)
+            self.sync += 1
+            try:
+                while frame.pc != end:
+                    ins = ops[frame.pc]
+                    frame.pc += 1
+                    if ins[0](self, frame, ins) is not None:  # pragma: no cover - a handler out of _PURE
+                        raise RuntimeError(f"internal: {ins!r} is not pure")
+            finally:
+                self.sync -= 1
+            return frame.stack[-1] if frame.stack else None
         saved_frames, saved_answer = self.frames, self.answer
         self.frames = [Frame(lc, you, it, this, step)]
         self.answer = None
@@ -1306,7 +1323,15 @@ def op_EMIT(vm, f, ins):
 
 
 def op_PASS_FIRST(vm, f, ins):
-    vm.state.first = _owner(vm, ins[1], f)
+    # The marker moves relative to its holder: "to left neighbour" is the first player's left neighbour.
+    st = vm.state
+    who = ins[1]
+    if who == "left":
+        st.first = (st.first + 1) % st.n
+    elif who == "right":
+        st.first = (st.first - 1) % st.n
+    else:
+        st.first = _owner(vm, who, f)
 
 
 def op_NPLAYERS(vm, f, ins):
@@ -1394,6 +1419,7 @@ def op_NEXT_ACTIVATION(vm, f, ins):
         it[1] += 1
     else:
         f.stack.pop()
+        vm.state.activated[f.you] = None  # the activation is over: 'once per card' no longer applies
         f.pc = ins[1]
 
 
@@ -1410,7 +1436,9 @@ def op_RUN_ABILITY(vm, f, ins):
     if chosen is None:
         f.stack.pop()
         return None
-    once = vm.pack.timings[chosen]["kind"] == "activated" and vm.pack.activation.get("once-per-card", True)
+    # Once per card per activation: only while an activation of this player is running.
+    once = vm.pack.timings[chosen]["kind"] == "activated" and vm.pack.activation.get("once-per-card", True) \
+        and vm.state.activated[f.you] is not None
     if once and cid in vm.state.activated[f.you]:
         f.stack.pop()
         return None
@@ -1509,10 +1537,18 @@ def fuse(code: Code, ops: list[tuple], pack: CompiledPack) -> list[tuple]:
         while end < n and end not in heads:
             end += 1
         if end - start >= 2:
-            fn = _compile_run(code, ops, start, end)
-            if fn is not None:
-                out[start] = (fn,)
+            out[start] = (_fuse_on_first_run, code, ops, start, end, out)
     return out
+
+
+def _fuse_on_first_run(vm, f, ins):
+    """A run is compiled when it first runs (most card abilities never run in a given game); it then
+    takes this instruction's place in the shared instruction list."""
+    _, code, ops, start, end, out = ins
+    fn = _compile_run(code, ops, start, end)
+    new = (fn,) if fn is not None else ops[start]
+    out[start] = new
+    return new[0](vm, f, new)
 
 
 def _compile_run(code: Code, ops: list[tuple], start: int, end: int):
@@ -1623,3 +1659,11 @@ def _compile_run(code: Code, ops: list[tuple], start: int, end: int):
     fn = consts["run"]
     fn.source = src
     return fn
+
+
+# Opcodes that only compute values (or jump): they never decide, start or end a program, nor change the
+# state. A program of these alone is "pure" (see Linked.pure).
+_PURE = frozenset({"PUSH", "POP", "DUP", "COUNTER", "GLOBAL", "PARAM", "PLAYER", "PLAYER_COUNTER", "IT", "THIS",
+                   "X", "NPLAYERS", "BIN", "NOT", "NEG", "ABS", "PER", "COUNT", "SUM", "STAT", "PLACE_OF", "PIECES",
+                   "MATCH", "CONDITION", "NTH", "SETS", "PATH", "LINES", "NEIGHBOURS", "JUMP", "JUMP_IF",
+                   "JUMP_IF_NOT", "DISTINCT", "OCCURRENCES", "HAS", "CAN_TAKE", "CAN_PUT", "CAN_REMOVE", "CAN_MARK"})

@@ -28,7 +28,7 @@ MINIMAL = ROOT / "tests" / "fixtures" / "valid" / "minimal"
 CPU_SECONDS = 3.0
 PEAK_BYTES = 64 * 1024 * 1024
 
-CARD = "cards:\n  - {id: oak, name: Oak, type: plant, abilities: {green: \"%s\"}}\n"
+CARD = "cards:\n  - {id: hostile-card, name: Hostile, type: plant, abilities: {green: \"%s\"}}\n"
 
 
 def pack_with(tmp_path: Path, files: dict[str, str | bytes], name: str = "hostile") -> Path:
@@ -303,3 +303,12 @@ def test_a_long_chain_of_extends(tmp_path):
     for i, name in enumerate(names):
         _extending(tmp_path, name, [names[i + 1]] if i + 1 < len(names) else [])
     rejected(tmp_path / "p0", "E021", "pack.yaml", 4, 11, "deeper than")
+
+
+def test_the_limits_on_the_reliability_page_are_the_code_s():
+    from cardsmith.compiler import parse
+
+    page = (ROOT / "docs" / "reliability.rst").read_text(encoding="utf-8")
+    assert f"at most {parse.MAX_TEXT:,} characters" in page
+    assert f"at most {parse.MAX_NESTING}\n  levels deep" in page or f"at most {parse.MAX_NESTING} levels" in page
+    assert f"at most {parse.MAX_DIGITS} digits" in page

@@ -176,7 +176,7 @@ def _pack_params():
 @pytest.mark.parametrize("pack_id", _pack_params())
 def test_invariants_hold_over_many_games(pack_id):
     res = compile_pack(pack_id)
-    assert res.ok, f"built-in pack {pack_id} does not compile: {[str(d.span) + ' ' + d.message for d in res.diagnostics.errors][:5]}"
+    assert res.ok, [f"{d.span}: {d.message}" for d in res.diagnostics.errors][:5]
     pack = res.pack
     settings = short_settings(pack)
     jobs = _schedule(pack, GAMES, settings or [(1, {}, None)])

@@ -18,6 +18,8 @@ from cardsmith.runtime import Game
 from cardsmith.runtime.invariants import StateChecker
 from helpers import VMTEST
 
+UNPAYABLE = 'abilities: {act: "pay 20 gold: gain 5 vp"}'
+
 
 def make_pack(tmp_path: Path, rules: dict[str, str] | None = None, cards: dict[str, str] | None = None) -> Path:
     """A copy of the vmtest pack with text replaced in rules.yaml and cards.yaml."""
@@ -153,7 +155,7 @@ def test_an_unpayable_cost_is_skipped_when_activation_is_optional(tmp_path):
     folder = make_pack(tmp_path, rules={"  gold: {}": "  gold: {max: 5}", "  optional: false": "  optional: true",
                                         'game: "nothing"': 'game: "move all card from deck to row, '
                                                            'repeat 3 times: activate act abilities"'},
-                       cards={'abilities: {act: "pay 2 gold: gain 5 vp"}': 'abilities: {act: "pay 20 gold: gain 5 vp"}'})
+                       cards={'abilities: {act: "pay 2 gold: gain 5 vp"}': UNPAYABLE})
     pack = compile_pack(folder).pack
     game = Game(pack, 1, seed=2)
     checker = StateChecker(pack, game.state)
@@ -168,7 +170,7 @@ def test_an_unpayable_cost_is_skipped_when_activation_is_optional(tmp_path):
                    "declares max 5: a warning at the card would name it before any game runs (compiler/check.py)")
 def test_the_compiler_names_a_cost_that_can_never_be_paid(tmp_path):
     folder = make_pack(tmp_path, rules={"  gold: {}": "  gold: {max: 5}"},
-                       cards={'abilities: {act: "pay 2 gold: gain 5 vp"}': 'abilities: {act: "pay 20 gold: gain 5 vp"}'})
+                       cards={'abilities: {act: "pay 2 gold: gain 5 vp"}': UNPAYABLE})
     res = compile_pack(folder)
     found = [d for d in res.diagnostics.items if "never" in d.message and d.span.file.endswith("cards.yaml")]
     assert found and found[0].span.line == line_of(folder / "cards.yaml", "id: blue-a")

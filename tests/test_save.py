@@ -16,8 +16,16 @@ from cardsmith.compiler import compile_pack
 from cardsmith.runtime import Game
 from cardsmith.runtime.agents import GreedyAgent, RandomAgent
 from cardsmith.runtime.replay import log_text
-from cardsmith.runtime.save import SAVE_FORMAT, SaveError, parse_save, play_until, read_save, resume, save_text, \
-    write_save
+from cardsmith.runtime.save import (
+    SAVE_FORMAT,
+    SaveError,
+    parse_save,
+    play_until,
+    read_save,
+    resume,
+    save_text,
+    write_save,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -86,7 +94,7 @@ def test_the_save_file_is_readable_and_versioned(earth):
     play_until(game, 30)
     text = save_text(game)
     lines = text.splitlines()
-    assert lines[0].startswith('{"cardsmith-save": %d, "pack": "earth"' % SAVE_FORMAT)
+    assert lines[0].startswith(f'{{"cardsmith-save": {SAVE_FORMAT}, "pack": "earth"')
     data = json.loads(text)
     assert data["at"]["decisions"] == 30 and len(data["decisions"]) == 30
     assert data["agents"][0]["name"] == "random" and len(data["agents"][0]["rng"][1]) == 625

@@ -15,6 +15,9 @@ from cardsmith.compiler.packs import resolve_pack_ref
 from . import main
 from .build import compile_or_exit
 
+# Text (CJK characters counting double) that still fits a card face at the smallest size.
+TEXT_FITS = 900
+
 
 def _pdf_or_exit():
     from cardsmith.compiler.render import PdfUnavailable, pdf_engine
@@ -152,6 +155,11 @@ def sheets(pack: str, output: str, paper: str, backs: bool, copies: bool, lang: 
         Path(output).write_text(html, encoding="utf-8")
     else:
         html_to_pdf(html, output)
-    faces = sum(1 for c in ref.cards if not (backs and c.is_back))
+    crowded = [c.id for c in ref.cards if c.text_length > TEXT_FITS]
+    if crowded:
+        click.echo(f"cardsmith: warning: {len(crowded)} card(s) have more text than fits on a 63 x 88 mm card "
+                   f"({', '.join(crowded[:5])}{', ...' if len(crowded) > 5 else ''}); give the macros they call a "
+                   "short phrase in the glossary of rules.yaml", err=True)
+    faces = sum(max(1, c.copies) if copies else 1 for c in ref.cards if not (backs and c.is_back))
     click.echo(f"{res.pack.id}: {faces} card faces on {pages} {paper} pages -> {output} "
                f"in {time.perf_counter() - t0:.1f}s", err=True)
