@@ -1,6 +1,6 @@
 """python -m benchmarks: every figure beside a baseline measured in the same run, as a ratio.
 
-    python -m benchmarks            # the full table (a few minutes)
+    python -m benchmarks            # the full table (5 to 15 minutes)
     python -m benchmarks --quick    # fewer repeats and games (a smoke run)
 
 Each ratio compares two measurements taken in this run on the same files or state, so the ratios

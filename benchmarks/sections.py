@@ -197,7 +197,18 @@ for seed in range(games):
     if seed + 1 == 10:
         after10 = status("VmRSS:")
 summarize(results, players)
-print(json.dumps({"after10": after10, "peak": status("VmHWM:"), "end": status("VmRSS:")}))
+peak, end = status("VmHWM:"), status("VmRSS:")
+# What one more game keeps: its result (traced), and what is left once the results are dropped.
+import gc, tracemalloc
+gc.collect()
+tracemalloc.start()
+more = [play_one(pack, players, games + i, ["random"]) for i in range(20)]
+gc.collect()
+kept = tracemalloc.get_traced_memory()[0] / 20 / 1024
+del more
+gc.collect()
+left = tracemalloc.get_traced_memory()[0] / 20 / 1024
+print(json.dumps({"after10": after10, "peak": peak, "end": end, "kept": kept, "left": left}))
 """
 
 
@@ -216,8 +227,9 @@ def memory_rows(table: Table, games: int, ref: str = "earth", players: int = 3) 
     growth_kb = (m["peak"] - m["after10"]) / max(games - 10, 1)
     table.add(f"peak RSS while simulating {games} games", f"{m['peak'] / 1024:.1f} MB",
               f"RSS after 10 games {m['after10'] / 1024:.1f} MB", m["peak"] / m["after10"], "report",
-              note=f"{growth_kb:.2f} kB per game after the 10th (a kept result is about 1 kB); "
-                   f"{time.perf_counter() - t:.0f} s")
+              note=f"{growth_kb:.2f} kB per game after the 10th; traced over 20 more games, a game keeps "
+                   f"{m['kept']:.2f} kB (its result, with the cards each seat played) and leaves "
+                   f"{m['left']:.3f} kB once results are dropped; {time.perf_counter() - t:.0f} s")
 
 
 # ------------------------------------------------------------------ scale-out

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from cardsmith.compiler.diagnostics import Diagnostics, render_text
 
+from cardsmith.compiler.diagnostics import Diagnostics, render_text
 from cardsmith.scenarios import Outcome, run_file
 
 ROOT = Path(__file__).resolve().parent.parent

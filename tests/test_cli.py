@@ -6,9 +6,9 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from helpers import ROOT, VMTEST
 
 from cardsmith.cli import main
+from helpers import ROOT, VMTEST
 
 
 def run(*args):

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from cardsmith.compiler import compile_pack
-from cardsmith.runtime import Game
-from cardsmith.runtime.simulate import simulate
 from click.testing import CliRunner
 
 from cardsmith.cli import main
+from cardsmith.compiler import compile_pack
+from cardsmith.runtime import Game
+from cardsmith.runtime.simulate import simulate
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+
 from cardsmith.compiler.diagnostics import Diagnostics, render_text
 from cardsmith.compiler.parse import parse_program, plain_locate
 from cardsmith.compiler.pipeline import compile_pack

@@ -11,13 +11,13 @@ import json
 from collections import Counter
 
 import pytest
+
 from cardsmith.compiler import compile_pack
 from cardsmith.compiler.diagnostics import Diagnostics, render_text
 from cardsmith.runtime import Game
 from cardsmith.runtime.simulate import simulate
-from helpers import ROOT
-
 from cardsmith.scenarios import run_file, scenario_files
+from helpers import ROOT
 
 PACK = ROOT / "cards" / "living-forest"
 REFERENCE = ROOT.parent / "shared" / "reference" / "living-forest" / "living_forest_cards.json"

@@ -10,7 +10,6 @@ import pytest
 
 from cardsmith.compiler.diagnostics import Diagnostics, render_text
 from cardsmith.scenarios import run_file, scenario_files
-
 from helpers import ROOT
 
 FILES = scenario_files([ROOT / "cards"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from cardsmith.compiler import compile_pack
 from cardsmith.runtime import Game
 from cardsmith.runtime.replay import LogError, log_text, replay

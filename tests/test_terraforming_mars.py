@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from cardsmith.compiler import compile_pack
 from cardsmith.compiler.diagnostics import render_text
 from cardsmith.runtime import Game

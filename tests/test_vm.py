@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from cardsmith.compiler import compile_pack
 from cardsmith.runtime.vm import _max_sets
 from helpers import ROOT, VMTEST, run_scenario
