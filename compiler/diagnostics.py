@@ -117,7 +117,9 @@ class SourceCache:
         if file not in self._lines:
             try:
                 path = Path(file)
-                if not path.is_file():  # a device, a pipe, a folder: nothing to show, and reading could block
+                # a device, a pipe, a folder: nothing to show, and reading could block; a symbolic link (which
+                # packs refuse): what it points to is none of the diagnostic's business
+                if path.is_symlink() or not path.is_file():
                     raise OSError(file)
                 with path.open("rb") as fh:
                     text = fh.read(self.MAX_BYTES).decode("utf-8", errors="replace")

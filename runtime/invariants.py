@@ -155,7 +155,7 @@ class StateChecker:
         problems.extend(self._live(state, state.live_triggers, self.has_triggers, "triggers"))
         problems.extend(self._live(state, state.live_modifiers, self.has_modifiers, "modifiers"))
         for seat, ids in enumerate(state.activated):
-            bad = sorted(c for c in ids if not 0 <= c < n)
+            bad = sorted(c for c in ids or () if not 0 <= c < n)
             if bad:
                 problems.append(f"player {seat + 1} has activated cards {bad}, which are not cards of the game")
         return problems

@@ -54,7 +54,7 @@ def _play_batch(pack: CompiledPack, first: int, count: int, players: int, agents
 
 
 # ------------------------------------------------------------------ processes
-_worker_pack: CompiledPack | None = None
+_worker_pack: CompiledPack | str | None = None  # the pack, or why it could not be compiled
 
 
 def _init_worker(ref: str, cache: bool, cwd: str, cache_dir: str | None) -> None:
@@ -64,14 +64,18 @@ def _init_worker(ref: str, cache: bool, cwd: str, cache_dir: str | None) -> None
         os.environ["CARDSMITH_CACHE"] = cache_dir
     from cardsmith.compiler import compile_pack
 
-    res = compile_pack(ref, cache=cache)
-    if not res.ok:  # the parent compiled it cleanly a moment ago: the files changed meanwhile
-        raise RuntimeError(f"pack {ref!r} no longer compiles in a worker")
-    _worker_pack = res.pack
+    try:
+        res = compile_pack(ref, cache=cache)
+    except Exception as e:  # an initializer must not raise: the pool would start workers forever
+        _worker_pack = f"pack {ref!r} could not be compiled in a worker: {type(e).__name__}: {e}"
+        return
+    # The parent compiled it cleanly a moment ago: an error means the files changed meanwhile.
+    _worker_pack = res.pack if res.ok else f"pack {ref!r} no longer compiles (its files changed?)"
 
 
 def _process_batch(task: tuple) -> list[GameResult] | str:
-    assert _worker_pack is not None
+    if not isinstance(_worker_pack, CompiledPack):
+        return str(_worker_pack)
     return _play_batch(_worker_pack, *task)
 
 

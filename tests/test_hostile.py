@@ -167,7 +167,8 @@ def test_not_utf8(tmp_path, data, line, col):
 
 
 def test_control_characters(tmp_path):
-    rejected(pack_with(tmp_path, {"ctl.yaml": "cards: []\nx: \"a\x00b\"\n"}), "E001", "ctl.yaml", 2)
+    rejected(pack_with(tmp_path, {"ctl.yaml": "cards: []\nx: \"a\x00b\"\n"}), "E001", "ctl.yaml", 2, 6,
+             "#x0000 is not allowed")
 
 
 # ----------------------------------------------------------------------------- effect texts
@@ -218,8 +219,13 @@ def outside(tmp_path):
 
 def test_card_file_symlinked_outside_the_pack(tmp_path, outside):
     folder = pack_with(tmp_path, {})
-    os.symlink(outside / "cards.yaml", folder / "more.yaml")
+    (outside / "secret.yaml").write_text("password: hunter2\n", encoding="utf-8")
+    os.symlink(outside / "secret.yaml", folder / "more.yaml")
     rejected(folder, "E006", "more.yaml", 1, 1, "is a symbolic link")
+    # the diagnostic does not show what the link points to
+    run = subprocess.run([sys.executable, "-m", "cardsmith", "validate", str(folder)], capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 1 and "more.yaml:1:1" in run.stdout and "hunter2" not in run.stdout + run.stderr
 
 
 def test_card_file_symlinked_inside_the_pack(tmp_path):

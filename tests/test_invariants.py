@@ -46,6 +46,8 @@ LONG = "long"  # a setting played only in the extended mode
 SHORT: dict[str, list[tuple]] = {
     "earth": [(30, {"tableau-size": 2}, None), (40, {"tableau-size": 3}, None), (29, {"tableau-size": 4}, None),
               (1, {}, None, LONG)],
+    # Abundance offers many more decisions per turn (seed tokens): smaller tableaux
+    "earth-abundance": [(60, {"tableau-size": 2}, None), (40, {"tableau-size": 3}, None), (1, {}, None, LONG)],
     "living-forest": [(99, {"target": 2}, None), (1, {"target": 3}, None)],
     # Terraforming Mars is short only solo; its multi-player games are whole games, a few of them
     "terraforming-mars": [(198, {"solo-generations": 1}, [1]), (1, {"solo-generations": 3}, [1]), (1, {}, None)],

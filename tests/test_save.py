@@ -207,6 +207,16 @@ def test_a_damaged_save_is_refused_with_its_line(earth, saved, case):
         assert err.value.line == line, (what, str(err.value))
 
 
+def test_a_save_for_a_player_count_the_pack_does_not_have(earth):
+    game = _game(earth, 2, 2)
+    play_until(game, 5)
+    data = json.loads(save_text(game))
+    data["players"] = 6
+    data["agents"] = data["agents"] * 3
+    with pytest.raises(SaveError, match="is for 2 to 5 players"):
+        resume(earth, data)
+
+
 def test_a_save_with_extra_decisions_is_refused(earth):
     game = _game(earth, 2, 2)
     game.play()

@@ -111,3 +111,11 @@ def test_card_statistics_from_results():
     assert stats["x"]["not_played"] == {"count": 3, "wins": 1.0, "win_rate": 0.3333}
     assert stats["y"]["played"] == {"count": 1, "wins": 0.5, "win_rate": 0.5}
     assert summarize(results, 2)["cards"] == stats
+
+
+def test_a_worker_that_cannot_compile_reports_instead_of_hanging(tmp_path):
+    from cardsmith.runtime.parallel import GameFault
+
+    pack = compile_pack("earth").pack
+    with pytest.raises(GameFault, match=r"could not be compiled|no longer compiles"):
+        run_games(str(tmp_path / "no-such-pack"), pack, 4, 2, 0, ["random"], jobs=2)
