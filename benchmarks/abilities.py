@@ -250,9 +250,11 @@ def bird_row_fixture(h, st, you, it, this):
     for c in list(h.cards_in(st, "tree-row", you)):
         st.cards[c].flags.add("tilted")
         bird = h.pack.cards[st.cards[c].defn].id
-        if "on-activate" not in h.pack.cards[st.cards[c].defn].abilities or c in st.activated[you]:
+        done = st.activated[you]  # None outside an activation: then 'once per card' does not apply
+        if "on-activate" not in h.pack.cards[st.cards[c].defn].abilities or (done is not None and c in done):
             continue
-        st.activated[you].add(c)  # each card at most once per activation
+        if done is not None:
+            done.add(c)
         if bird == "dawn-wren":  # draw 1
             h.draw(st, you, 1)
         elif bird == "chaffinch":  # if count(card in hand) < hand-limit: move 1 card from top of discard to hand

@@ -177,14 +177,14 @@ def parse_save(text: str) -> dict:
         raise SaveError("not a cardsmith save: nested too deeply") from None
     if not isinstance(data, dict) or "cardsmith-save" not in data:
         raise SaveError("not a cardsmith save (no 'cardsmith-save' field)", 1)
-    if data["cardsmith-save"] != SAVE_FORMAT:
+    if not _is_int(data["cardsmith-save"]) or data["cardsmith-save"] != SAVE_FORMAT:
         raise SaveError(f"save format {data['cardsmith-save']!r}; this cardsmith reads format {SAVE_FORMAT}", 1)
     for key, kind in (("pack", str), ("version", str), ("players", int), ("seed", int), ("params", dict),
                       ("max_decisions", int), ("log", bool), ("agents", list), ("at", dict), ("decisions", list)):
         if not isinstance(data.get(key), kind) or (kind is int and isinstance(data.get(key), bool)):
             raise SaveError(f"field '{key}' is missing or not {_KIND[kind]}", _line_of(text, f'"{key}"'))
     at = data["at"]
-    if not isinstance(at.get("decisions"), int) or not isinstance(at.get("log_hash"), str):
+    if not _is_int(at.get("decisions")) or not isinstance(at.get("log_hash"), str):
         raise SaveError("field 'at' needs 'decisions' (a number) and 'log_hash' (a text)", _line_of(text, '"at"'))
     if at["decisions"] != len(data["decisions"]):
         raise SaveError(f"the save says {at['decisions']} decisions were made but lists {len(data['decisions'])}",
@@ -243,6 +243,14 @@ def resume(pack: CompiledPack, save: dict | str, agents: list | None = None) -> 
         raise SaveError(f"the save is of pack '{data['pack']}', not '{pack.id}'", 1)
     if data["version"] != pack.version:
         raise SaveError(f"the save is of {pack.id} {data['version']}; this is version {pack.version}", 1)
+    for name, value in data["params"].items():
+        default = pack.params.get(name)
+        same = (_is_int(value) if _is_int(default) else
+                isinstance(value, list) and all(_is_int(v) for v in value) if isinstance(default, list) else True)
+        if default is not None and not same:
+            raise SaveError(f"rule parameter '{name}' is {value!r}; it must be "
+                            f"{'a whole number' if _is_int(default) else 'a list of whole numbers'}",
+                            1)  # the header (pack, players, seed, params) is the first line
     restored = [_restore_agent(a, s, data["_first_agent_line"] + s) for s, a in enumerate(data["agents"])]
     try:
         game = Game(pack, data["players"], data["seed"], [_Named(a.name) for a in restored], data["params"],
@@ -275,6 +283,8 @@ def resume(pack: CompiledPack, save: dict | str, agents: list | None = None) -> 
         game.advance()
     except RuntimeFault as e:
         raise SaveError(f"the saved decisions lead to a runtime fault: {e}") from None
+    except (TypeError, ValueError, KeyError, IndexError, OverflowError) as e:  # values no game could have
+        raise SaveError(f"the saved game cannot be re-run ({type(e).__name__}: {e})") from None
     if game.log_hash() != data["at"]["log_hash"]:
         raise SaveError(f"the resumed game differs from the saved one (log hash {game.log_hash()}; the save says "
                         f"{data['at']['log_hash']})", data.get("_at_line", 1))

@@ -318,3 +318,16 @@ def test_the_limits_on_the_reliability_page_are_the_code_s():
     assert f"at most {parse.MAX_TEXT:,} characters" in page
     assert f"at most {parse.MAX_NESTING}\n  levels deep" in page or f"at most {parse.MAX_NESTING} levels" in page
     assert f"at most {parse.MAX_DIGITS} digits" in page
+
+
+def test_card_files_listed_outside_the_pack_are_never_read(tmp_path, outside):
+    """pack.yaml's `cards:` list (accepted, not read yet) must never pull in files from elsewhere."""
+    (outside / "cards.yaml").write_text("cards:\n  - {id: smuggled, name: Smuggled, type: plant}\n", encoding="utf-8")
+    pack = (MINIMAL / "pack.yaml").read_text(encoding="utf-8").replace("id: minimal", "id: hostile")
+    pack += f'cards: ["../elsewhere/*.yaml", "{outside}/cards.yaml", "/etc/passwd", "../../**/*.yaml"]\n'
+    folder = pack_with(tmp_path, {"pack.yaml": pack})
+    res = compile_bounded(folder)
+    if res.ok:
+        assert "smuggled" not in {c.id for c in res.pack.cards}
+    else:
+        assert all(d.span.file.endswith("pack.yaml") for d in res.diagnostics.errors)

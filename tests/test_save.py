@@ -165,6 +165,9 @@ def _damaged(saved: str):
          "this is version"),
         ("more players than agents", saved.replace('"players": 3', '"players": 9'), 2, "3 agents for 9 players"),
         ("unknown parameter", saved.replace('"params": {', '"params": {"nope": 1, '), 1, "unknown rule parameter"),
+        ("parameter of the wrong type", saved.replace('"tableau-size": 6', '"tableau-size": "6"'), 1,
+         "rule parameter 'tableau-size' is '6'"),
+        ("format true", saved.replace('"cardsmith-save": 1', '"cardsmith-save": true'), 1, "save format True"),
         ("seed not a number", saved.replace('"seed": 7', '"seed": "7"'), 1, "'seed' is missing or not a whole"),
         ("count disagrees", saved.replace('"decisions": 120', '"decisions": 121'), 1, "lists 120"),
     ]
@@ -195,10 +198,10 @@ def _damaged(saved: str):
     return cases
 
 
-@pytest.mark.parametrize("case", range(21))
+@pytest.mark.parametrize("case", range(23))
 def test_a_damaged_save_is_refused_with_its_line(earth, saved, case):
     cases = _damaged(saved)
-    assert len(cases) == 21
+    assert len(cases) == 23
     what, text, line, message = cases[case]
     with pytest.raises(SaveError) as err:
         resume(earth, parse_save(text))
