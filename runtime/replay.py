@@ -189,8 +189,9 @@ def _partial(lines: list[str], game: Game, script: _Script, total: int, line: in
     so_far = game.log_lines()
     first = next((i for i, (x, y) in enumerate(zip(lines, so_far, strict=False), start=1) if x != y), None)
     if first is not None and (line is None or first < line):
+        later = f"later, at line {line}: {message}" if line is not None else f"later: {message}"
         return ReplayReport(False, len(lines), total, first, lines[first - 1], so_far[first - 1],
-                            _decision_before(script.decisions, first), message)
+                            _decision_before(script.decisions, first), later)
     if line is None:
         line = script.last_line or 1
     return ReplayReport(False, len(lines), total, line, lines[line - 1] if line <= len(lines) else "", "",
