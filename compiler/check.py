@@ -71,6 +71,13 @@ class Checker:
         else:
             self.diags.error(code, msg, span, hint=hint)
 
+    def warn(self, ctx: Context, code: str, msg: str, span: Span, hint: str | None = None) -> None:
+        if ctx.call_span is not None:
+            self.diags.warning(code, f"{msg} (in macro '{ctx.macro}')", ctx.call_span, hint=hint,
+                               notes=(("inside the macro body here", span),))
+        else:
+            self.diags.warning(code, msg, span, hint=hint)
+
     def unknown(self, ctx: Context, what: str, name: str, candidates, span: Span) -> None:
         self.err(ctx, "E101", f"unknown {what} '{name}'", span, hint=did_you_mean(name, candidates))
 
@@ -224,6 +231,8 @@ class Checker:
             return
         if isinstance(s, A.Pay | A.Lose | A.Remove | A.Mark | A.Move | A.MoveCard):
             self.stmt(s, self._inner(ctx))
+            if isinstance(s, A.Pay):
+                self._payable(s, ctx)
             if isinstance(s, A.Move) and s.amount.kind != "exact":
                 self.err(ctx, "E105", "a cost must name an exact number of cards", s.span)
             return
@@ -232,6 +241,16 @@ class Checker:
             return
         self.err(ctx, "E105", f"'{_word(s)}' cannot be a cost: a cost before ':' pays something "
                  "(pay, lose, remove, move a card, mark)", s.span)
+
+    def _payable(self, s: A.Pay, ctx: Context) -> None:
+        """A fixed price above a resource's declared maximum can never be paid: the ability is dead."""
+        for amount, res in s.items:
+            entry = self.voc.resources.get(res)
+            cap = entry.value.get("max") if entry is not None and isinstance(entry.value, dict) else None
+            if (amount.kind == "exact" and isinstance(amount.value, A.Num) and isinstance(cap, int)
+                    and not isinstance(cap, bool) and amount.value.value > cap):
+                self.warn(ctx, "W100", f"'pay {amount.value.value} {res}' can never be paid: {res} is declared "
+                         f"with max {cap}", s.span, hint=f"lower the price, or raise {res}'s max in rules.yaml")
 
     def s_If(self, s: A.If, ctx: Context) -> None:
         self.expect(s.cond, "bool", ctx)
@@ -501,11 +520,16 @@ class Checker:
                 self.query(e.args[0], ctx)
             return "int"
         if e.name == "occurrences":
-            if not isinstance(e.args[0], A.Query) or not isinstance(e.args[1], A.TraitIs):
-                self.err(ctx, "E102", "occurrences() takes a set of cards and a trait value, e.g. "
-                         "occurrences(card in tableau, tag science)", e.span)
+            # a set of cards, or one card (it, this): a card may list a value twice (two science tags)
+            one_card = isinstance(e.args[0], A.It | A.This | A.Param)
+            if not (isinstance(e.args[0], A.Query) or one_card) or not isinstance(e.args[1], A.TraitIs):
+                self.err(ctx, "E102", "occurrences() takes a set of cards (or one card: it, this) and a trait "
+                         "value, e.g. occurrences(card in tableau, tag science)", e.span)
             else:
-                self.query(e.args[0], ctx)
+                if one_card:
+                    self.expect(e.args[0], "card", ctx)
+                else:
+                    self.query(e.args[0], ctx)
                 self.filter(e.args[1], ctx)
             return "int"
         if e.name == "nth":

@@ -79,8 +79,9 @@ class Diagnostics:
         self.items.append(d)
         return d
 
-    def warning(self, code: str, message: str, span: Span, hint: str | None = None) -> Diagnostic:
-        d = Diagnostic(code, message, span, Severity.WARNING, hint)
+    def warning(self, code: str, message: str, span: Span, hint: str | None = None,
+                notes: tuple[tuple[str, Span], ...] = ()) -> Diagnostic:
+        d = Diagnostic(code, message, span, Severity.WARNING, hint, notes)
         self.items.append(d)
         return d
 
@@ -173,6 +174,69 @@ def render_github(diags: list[Diagnostic]) -> str:
             f"title={_gh_escape(d.code, True)}::{_gh_escape(msg)}"
         )
     return "\n".join(out)
+
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# What each family of codes is about (docs/diagnostics.rst has a section per family); a SARIF rule's summary.
+_CODE_FAMILIES = (("E00", "a YAML file cannot be read"), ("E01", "a document does not match its JSON Schema"),
+                  ("E02", "a pack, or the packs it extends, cannot be loaded"),
+                  ("E1", "an effect-language program or the vocabulary of rules.yaml is wrong"),
+                  ("R", "a runtime fault"))
+_SARIF_LEVELS = {"error": "error", "warning": "warning", "note": "note"}
+
+
+def _sarif_location(span: Span, root: Path, message: str | None = None) -> dict:
+    """A SARIF location: the file as a URI relative to `root` (the repository, so code scanning can place it)."""
+    from urllib.parse import quote
+
+    path = Path(span.file)
+    absolute = path if path.is_absolute() else Path.cwd() / path
+    try:
+        artifact = {"uri": quote(absolute.resolve().relative_to(root.resolve()).as_posix()), "uriBaseId": "SRCROOT"}
+    except (ValueError, OSError):  # outside the root, e.g. a built-in pack of an installed cardsmith
+        artifact = {"uri": absolute.as_uri()}
+    physical: dict = {"artifactLocation": artifact}
+    if span.line > 0:  # a pack-level finding has no line: the file alone
+        region = {"startLine": span.line}
+        if span.col > 0:
+            region["startColumn"] = span.col
+        if span.end_line and span.end_line >= span.line:
+            region["endLine"] = span.end_line
+            if span.end_col and span.col > 0 and (span.end_line > span.line or span.end_col > span.col):
+                region["endColumn"] = span.end_col
+        physical["region"] = region
+    loc: dict = {"physicalLocation": physical}
+    if message:
+        loc["message"] = {"text": message}
+    return loc
+
+
+def render_sarif(diags: list[Diagnostic], root: Path, tool_version: str) -> str:
+    """A SARIF 2.1.0 log with one run: a rule per code used, a result per diagnostic; file URIs relative
+    to `root`. Columns count Unicode code points, as everywhere in cardsmith."""
+    rules: list[dict] = []
+    index: dict[str, int] = {}
+    results = []
+    for d in diags:
+        if d.code not in index:
+            index[d.code] = len(rules)
+            family = next((text for prefix, text in _CODE_FAMILIES if d.code.startswith(prefix)), "a problem")
+            rules.append({"id": d.code, "shortDescription": {"text": f"{d.code}: {family}"},
+                          "fullDescription": {"text": d.message},
+                          "help": {"text": f"See error code {d.code} in the cardsmith documentation (Diagnostics)."},
+                          "defaultConfiguration": {"level": _SARIF_LEVELS.get(str(d.severity), "note")}})
+        result: dict = {"ruleId": d.code, "ruleIndex": index[d.code],
+                        "level": _SARIF_LEVELS.get(str(d.severity), "note"),
+                        "message": {"text": d.message + (f" (help: {d.hint})" if d.hint else "")},
+                        "locations": [_sarif_location(d.span, root)]}
+        if d.notes:
+            result["relatedLocations"] = [{"id": i, **_sarif_location(s, root, m)} for i, (m, s) in enumerate(d.notes)]
+        results.append(result)
+    run = {"tool": {"driver": {"name": "cardsmith", "version": tool_version, "semanticVersion": tool_version,
+                               "rules": rules}},
+           "originalUriBaseIds": {"SRCROOT": {"uri": root.resolve().as_uri().rstrip("/") + "/"}},
+           "columnKind": "unicodeCodePoints", "results": results}
+    return json.dumps({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2, ensure_ascii=False)
 
 
 def did_you_mean(name: str, candidates) -> str | None:

@@ -586,7 +586,11 @@ class Emitter:
             self.op("DISTINCT", self.query(e.args[0]))
         elif n == "occurrences":
             t = e.args[1]
-            self.op("OCCURRENCES", self.query(e.args[0]), t.trait, list(t.values))
+            if isinstance(e.args[0], A.Query):
+                self.op("OCCURRENCES", self.query(e.args[0]), t.trait, list(t.values))
+            else:  # one card (it, this): counted from the stack
+                self.expr(e.args[0])
+                self.op("OCCURRENCES", {"card_on_stack": True}, t.trait, list(t.values))
 
     def e_CardIs(self, e: A.CardIs) -> None:
         self.expr(e.ref)

@@ -18,6 +18,9 @@ from .unparse import text
 from .vocab import Entry, Vocabulary
 
 MAX_EXPANSION_DEPTH = 32
+# Nesting of an expanded program (the built-in packs reach 33): the checker and the emitter
+# recurse over it, so a chain of macros that each nest a little must stop here, not in Python.
+MAX_EXPANDED_NESTING = 150
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -151,6 +154,9 @@ class Expander:
         self.table = table
         self.diags = diags
         self.used: set[str] = set()
+        self._outer: A.Call | None = None  # the call in the card or rule text that started this expansion
+        self._too_deep = False
+        self.cut_short = False  # an expansion stopped at MAX_EXPANDED_NESTING: macros past it went unvisited
 
     @property
     def broken(self) -> set[str]:
@@ -160,25 +166,48 @@ class Expander:
         return [m for name, ms in self.table.items() if name != BROKEN for m in ms]
 
     def program(self, prog: A.Program) -> A.Program:
-        return A.Program(self._walk(prog.body, ()), span=prog.span)
+        return A.Program(self.expand(prog.body), span=prog.span)
 
-    def _walk(self, node, stack: tuple[str, ...]):
+    def expand(self, node, stack: tuple[str, ...] = ()):
+        """`node` with every macro call replaced by its body (`stack`: the macros it sits in)."""
+        self._outer, self._too_deep = None, False
+        return self._walk(node, stack, 0)
+
+    def _walk(self, node, stack: tuple[str, ...], depth: int):
         if isinstance(node, tuple):
-            return tuple(self._walk(n, stack) for n in node)
+            return tuple(self._walk(n, stack, depth) for n in node)
         if isinstance(node, A.Call):
-            return self._expand(node, stack)
+            return self._expand(node, stack, depth)
         if isinstance(node, A.Node):
+            if depth >= MAX_EXPANDED_NESTING:
+                if not self._too_deep:  # once per program: the rest is the same fault
+                    self._too_deep = self.cut_short = True
+                    chain = " -> ".join(stack)
+                    self.diags.error("E106", f"macros expand into a program nested too deeply (over "
+                                     f"{MAX_EXPANDED_NESTING} levels: {chain})", self._outer_span(node))
+                return A.Nothing(span=node.span)
             changes = {}
             for name in _child_fields(node):
                 old = getattr(node, name)
                 if isinstance(old, tuple | A.Node):
-                    new = self._walk(old, stack)
+                    new = self._walk(old, stack, depth + 1)
                     if new is not old:
                         changes[name] = new
             return dataclasses.replace(node, **changes) if changes else node
         return node
 
-    def _expand(self, call: A.Call, stack: tuple[str, ...]):
+    def _outer_span(self, node) -> Span:
+        return self._outer.span if self._outer is not None else node.span
+
+    def _outer_notes(self, node) -> tuple[tuple[str, Span], ...]:
+        # A macro used by many cards: the card (or rule) whose text started the expansion.
+        if self._outer is None or self._outer.span == node.span:
+            return ()
+        return ((f"expanded from '{text(self._outer)}' here", self._outer.span),)
+
+    def _expand(self, call: A.Call, stack: tuple[str, ...], depth: int):
+        if not stack:
+            self._outer = call
         candidates = self.table.get(call.name) if call.name != BROKEN else None
         if not candidates:
             return call  # the checker reports unknown actions with a suggestion
@@ -191,7 +220,7 @@ class Expander:
         if macro.signature in stack or len(stack) >= MAX_EXPANSION_DEPTH:
             chain = " -> ".join([*stack, macro.signature])
             self.diags.error("E106", f"macro '{macro.signature}' expands into itself ({chain})", call.span,
-                             notes=(("the macro is defined here", macro.span),))
+                             notes=(("the macro is defined here", macro.span), *self._outer_notes(call)))
             return A.Nothing(span=call.span)
         self.used.add(macro.signature)
         binding = {}
@@ -199,5 +228,5 @@ class Expander:
             if want is None:
                 binding[macro.params[len(binding)]] = arg
         body = _substitute(macro.body.body, binding)
-        body = self._walk(body, (*stack, macro.signature))
+        body = self._walk(body, (*stack, macro.signature), depth + 1)
         return A.Group(body, macro=macro.signature, call=text(call), span=call.span)

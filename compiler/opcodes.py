@@ -125,7 +125,8 @@ OPS: tuple[Op, ...] = (
     Op("NPLAYERS", (), "-- n", "The number of players.", "player-count"),
     Op("DISTINCT", ("query",), "-- n", "How many different cards (by id) a query finds.", "distinct(card in forest)"),
     Op("OCCURRENCES", ("query", "trait", "values"), "-- n", "How many times trait values occur on the cards of "
-       "a query (a card may list a value twice).", "occurrences(card in tableau, tag science)"),
+       "a query (a card may list a value twice). With the query {card_on_stack: true} it counts on one card "
+       "popped from the stack (c -- n): occurrences(it, tag science).", "occurrences(card in tableau, tag science)"),
     Op("DUP", (), "v -- v v", "Duplicate the top of the stack."),
     Op("PLACE_OF", ("which",), "c -- n", "Where a card lies: its board row or column (1-based), or its position "
        "in its zone (1 = top of a pile, first of a row, first cell of a board).", "column of it"),

@@ -111,7 +111,7 @@ class _Compiler:
         if e is None:
             return None
         # Expressions may use macros only through their arguments; expand for symmetry.
-        e = self.expander._walk(e, ())
+        e = self.expander.expand(e)
         before = len(self.diags.errors)
         self.checker.expect(e, want, ctx)
         return e if len(self.diags.errors) == before else None
@@ -189,11 +189,13 @@ class _Compiler:
     def unused_macros(self) -> None:
         """Check the macros nothing used, on their own: $parameters stand for any name, and the
         context is as permissive as any use could be, so only real mistakes are reported."""
+        if self.expander.cut_short:
+            return  # the macros past the cut look unused, and expanding each again repeats the same error
         ctx = Context("macro", has_this=True, has_it=True, scoring=True, allow_live=True, macro_def=True)
         for m in self.expander.macros():
             if m.signature in self.expander.used:
                 continue
-            body = self.expander._walk(m.body.body, (m.signature,))
+            body = self.expander.expand(m.body.body, (m.signature,))
             self.checker.stmts(body, ctx)
 
     def snippet(self, doc: YamlDoc, path: tuple, name: str, scoring: bool = False) -> Code | None:

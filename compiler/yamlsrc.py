@@ -106,6 +106,9 @@ def _alignment(value: str, raw: str) -> list[int]:
     out: list[int] = []
     vi = ri = last = 0
     nv, nr = len(value), len(raw)
+    if raw[:1] in ("|", ">"):  # a block scalar: its header line (indicators, a comment) holds no text
+        nl = raw.find("\n")
+        ri = last = nl + 1 if nl >= 0 else nr
     while vi < nv:
         vc = value[vi]
         if ri < nr and vc == raw[ri]:

@@ -56,6 +56,7 @@ _numbers = {
     "max-trigger-depth": vm.MAX_TRIGGER_DEPTH,
     "max-frames": vm.MAX_FRAMES,
     "max-expansion-depth": expand.MAX_EXPANSION_DEPTH,
+    "max-expanded-nesting": expand.MAX_EXPANDED_NESTING,
     "max-chain": packs.MAX_CHAIN,
     "max-file-bytes": f"{yamlsrc.MAX_FILE_BYTES:,}",
     "max-nodes": f"{yamlsrc.MAX_NODES:,}",

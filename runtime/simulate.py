@@ -20,13 +20,15 @@ def play_one(pack: CompiledPack, players: int, seed: int, agent_names: list[str]
              params: dict | None = None, max_decisions: int | None = None,
              log_dir: str | Path | None = None) -> GameResult:
     """One seeded game. The result also carries `played`: per seat, the ids of the cards that
-    entered one of that player's in-play zones during the game (from the event log). With
+    entered one of that player's in-play zones during the game (from the event log), and
+    `shared_counters`: the shared counters at the end (a round or generation marker). With
     `log_dir`, the game's event log is written there as game-SEED.jsonl."""
     agents = [make_agent(agent_names[i % len(agent_names)], seed * 7919 + i) for i in range(players)]
     kw = {"max_decisions": max_decisions} if max_decisions else {}
     game = Game(pack, players, seed, agents, params, log=True, **kw)
     result = game.play()
     result.played = played_cards(pack, game.events or [], players)
+    result.shared_counters = dict(game.state.globals)  # final values: rounds or generations, for reports
     if log_dir is not None:
         from .replay import log_text
 

@@ -382,11 +382,22 @@ class VM:
         f = self.frames[-1] if self.frames else None
         if f is None:
             return RuntimeFault(message, Span("<runtime>", 0, 0), "<none>")
-        pc = max(f.pc - 1, 0)
+        return RuntimeFault(message, self._frame_span(f), f.lc.name)
+
+    def _frame_span(self, f: Frame) -> Span:
         spans = f.lc.code.spans
-        span = self.pack.span(spans[pc]) if pc < len(spans) else (self.pack.span(spans[-1]) if spans else
-                                                                   Span("<runtime>", 0, 0))
-        return RuntimeFault(message, span, f.lc.name)
+        if not spans:
+            return Span("<runtime>", 0, 0)
+        return self.pack.span(spans[min(max(f.pc - 1, 0), len(spans) - 1)])
+
+    def trigger_loop(self) -> str:
+        """Each trigger program on the frame stack once, innermost first, with its source line:
+        the fault names every card of a storm, not only the one that fired last."""
+        seen: dict[str, Span] = {}
+        for f in reversed(self.frames):
+            if f.depth > 0 and f.lc.name not in seen:
+                seen[f.lc.name] = self._frame_span(f)
+        return ", ".join(f"{name} at {span}" for name, span in seen.items()) or "no trigger program"
 
     def recall(self, f: Frame) -> Any:
         """What a decision instruction computed before it suspended, now that it runs again with the
@@ -558,7 +569,7 @@ class VM:
         if f.depth + 1 > MAX_TRIGGER_DEPTH:
             names = ", ".join(sorted({self.pack.cards[st.cards[t].defn].id for _, _, _, t in started}))
             raise self.fault(f"triggers set each other off more than {MAX_TRIGGER_DEPTH} times deep "
-                             f"(cards: {names})")
+                             f"(cards: {names}; the loop runs through {self.trigger_loop()})")
         for lc, owner, card_id, tid in reversed(started):
             self.push(lc, owner, card_id, tid, f.step, f.depth + 1)
         if self.log is not None:
@@ -1352,7 +1363,11 @@ def op_OCCURRENCES(vm, f, ins):
     trait, values = ins[2], set(ins[3])
     cards = vm.state.cards
     defs = vm.pack.cards
-    found = vm.query(ins[1], f)
+    if ins[1].on_stack:  # occurrences(it, ...): one card, or none when 'it' is unset
+        c = f.stack.pop()
+        found = [] if c is None else [c]
+    else:
+        found = vm.query(ins[1], f)
     f.stack.append(sum(1 for c in found for v in defs[cards[c].defn].traits.get(trait, ()) if v in values))
 
 

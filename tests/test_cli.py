@@ -56,6 +56,25 @@ def test_usage_errors_exit_2():
     assert run("disasm", "earth", "no-such-card").exit_code == 2
 
 
+@pytest.mark.parametrize(("value", "message"), [
+    ("advanced=[1]", "'advanced' is a whole number (default 0), not [1]"),
+    ("advanced=1.5", "'advanced' is a whole number"),
+    ("advanced=true", "'advanced' is a whole number"),
+    ("start-seeds=3", "'start-seeds' is a list of whole numbers (default [2, 1]), not 3"),
+    ("start-seeds=[1,\"x\"]", "'start-seeds' is a list of whole numbers"),
+])
+def test_param_of_the_wrong_type_is_a_usage_error(value, message):
+    # a parameter keeps the type rules.yaml declares: the game never runs with a list where a number goes
+    res = run("simulate", "earth-abundance", "-n", "1", "-p", "2", "--no-progress", "--param", value)
+    assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output
+
+
+def test_param_of_the_declared_type_is_used():
+    res = run("simulate", "earth-abundance", "-n", "1", "-p", "2", "--no-progress", "--json",
+              "--param", "start-seeds=[1,1]", "--param", "advanced=1")
+    assert res.exit_code == 0 and json.loads(res.stdout)["params"] == {"start-seeds": [1, 1], "advanced": 1}
+
+
 def test_unknown_pack_is_reported():
     res = run("compile", "no-such-pack")
     assert res.exit_code == 1

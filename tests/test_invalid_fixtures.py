@@ -31,16 +31,13 @@ CASES = sorted(p for p in INVALID.iterdir() if (p / "expect.yaml").is_file())
 
 # Expected diagnostic missing, or reported at the wrong place: real compiler bugs.
 KNOWN_BUGS = {
-    "E101_literal_block_with_comment":
-        "text_span aligns the program text with the raw block including its header comment: "
-        "'green: | # grow' puts 'grow' (line below) at the comment's 'g'",
 }
 
 # The expected diagnostics appear, but with misleading follow-on errors (a cascade).
 KNOWN_CASCADES = {
 }
 # Bugs above that also leave a stray (misplaced) diagnostic behind.
-_MISPLACED = {"E002_invalid_utf8_after_multibyte", "E101_literal_block_with_comment"}
+_MISPLACED: set[str] = set()
 # Bugs above where the run reports nothing at all.
 _SILENT: set[str] = set()
 

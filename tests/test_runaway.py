@@ -72,9 +72,6 @@ def test_triggers_that_set_each_other_off_are_stopped(storm):
     assert len(game.vm.frames) <= vm.MAX_TRIGGER_DEPTH + 5
 
 
-@pytest.mark.xfail(strict=True, reason="the trigger-depth fault gives the source line of the innermost program only "
-                   "(pong's trigger); ping's line is not in the message though its trigger frames are on the VM's "
-                   "frame stack (runtime/vm.py VM.fire / VM.fault)")
 def test_trigger_storm_names_the_source_line_of_every_card(storm):
     fault, _ = play_to_fault(compile_pack(storm).pack)
     cards = storm / "cards.yaml"
@@ -121,9 +118,6 @@ def test_a_macro_that_expands_into_itself(tmp_path, macros, chain):
                for _, s in d.notes)
 
 
-@pytest.mark.xfail(strict=True, reason="E106 points at the call inside the macro body (rules.yaml) and never names "
-                   "the card whose ability started the expansion: with many cards using the macro, none is named "
-                   "(compiler/expand.py: the outermost call's span could be a note)")
 def test_a_macro_loop_names_the_card_that_uses_it(tmp_path):
     folder = make_pack(tmp_path, rules={'macros:\n': 'macros:\n  "tick $n": "gain $n gold, tock $n"\n'
                                                      '  "tock $n": "tick $n"\n'},
@@ -166,8 +160,6 @@ def test_an_unpayable_cost_is_skipped_when_activation_is_optional(tmp_path):
     assert not any(e[0] == "activate" and e[2] == "blue-a" for e in game.events)
 
 
-@pytest.mark.xfail(strict=True, reason="the compiler does not see that 'pay 20 gold' can never be paid when gold "
-                   "declares max 5: a warning at the card would name it before any game runs (compiler/check.py)")
 def test_the_compiler_names_a_cost_that_can_never_be_paid(tmp_path):
     folder = make_pack(tmp_path, rules={"  gold: {}": "  gold: {max: 5}"},
                        cards={'abilities: {act: "pay 2 gold: gain 5 vp"}': UNPAYABLE})

@@ -187,6 +187,15 @@ def test_occurrences_distinct_and_modulo(tmp_path):
     assert counters(out)["gold"] == 5 and counters(out)["wood"] == 2 and counters(out)["vp"] == 1
 
 
+def test_occurrences_on_one_card_counts_a_repeated_value(tmp_path):
+    # TM seed 003: a card with two science tags counts twice (Olympus Conference, Research)
+    out = run_scenario(tmp_path, {
+        "do": "for each card in row: gain occurrences(it, tag science) gold, "
+              "(if occurrences(it, tag science or space) >= 2: gain 1 wood)",
+        "players": 1, "state": {"players": [{"zones": {"row": ["lab", "probe", "red-a"]}}]}})
+    assert counters(out)["gold"] == 2 + 1 + 0 and counters(out)["wood"] == 2
+
+
 def test_event_with_an_object_fires_matching_triggers(tmp_path):
     out = run_scenario(tmp_path, {"do": "emit place city, emit place forest", "players": 2,
                                   "state": {"players": [{}, {"zones": {"row": ["announcer"]}}]}})

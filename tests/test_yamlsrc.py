@@ -250,8 +250,6 @@ def test_text_span_folded_block_with_blank_line(loader) -> None:
     assert_word(doc, ("a",), "coin", text)
 
 
-@pytest.mark.xfail(strict=True, reason="text_span does not skip a block scalar's header: a comment after '|' "
-                   "('green: | # grow') takes the place of the first word of the text")
 def test_text_span_literal_block_with_header_comment(loader) -> None:
     text = "green: | # grow things\n  grow 1\n"
     doc, _ = load(text)

@@ -49,6 +49,34 @@ def parse_params(values: tuple[str, ...]) -> dict:
     return out
 
 
+def _same_shape(default, value) -> bool:
+    """An override must have the type of the parameter's declared default (a number, or a list of them)."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        return type(default) is type(value)
+    if isinstance(default, int):
+        return isinstance(value, int)
+    if isinstance(default, list):
+        return isinstance(value, list) and all(_same_shape(default[0], v) for v in value) if default else \
+            isinstance(value, list)
+    return type(default) is type(value)
+
+
+def pack_params(pack, values: tuple[str, ...]) -> dict:
+    """The --param overrides, checked against the pack's parameters: known names, declared types."""
+    overrides = parse_params(values)
+    unknown = [k for k in overrides if k not in pack.params]
+    if unknown:
+        raise click.BadParameter(f"unknown parameter(s) {', '.join(unknown)}; parameters: {', '.join(pack.params)}",
+                                 param_hint="--param")
+    for k, v in overrides.items():
+        default = pack.params[k]
+        if not _same_shape(default, v):
+            kind = "a list of whole numbers" if isinstance(default, list) else "a whole number"
+            raise click.BadParameter(f"'{k}' is {kind} (default {json.dumps(default)}), not {json.dumps(v)}",
+                                     param_hint="--param")
+    return overrides
+
+
 @main.command()
 @click.argument("pack")
 @click.option("--games", "-n", default=10, show_default=True, type=click.IntRange(1), help="Games to play.")
@@ -110,11 +138,7 @@ def simulate(pack: str, games: int, players: int | None, seed: int, agents: str,
     if bad or not names:
         raise click.BadParameter(f"unknown agent(s) {', '.join(bad)}; agents: {', '.join(AGENTS)}",
                                  param_hint="--agents")
-    overrides = parse_params(params)
-    unknown = [k for k in overrides if k not in p.params]
-    if unknown:
-        raise click.BadParameter(f"unknown parameter(s) {', '.join(unknown)}; parameters: {', '.join(p.params)}",
-                                 param_hint="--param")
+    overrides = pack_params(p, params)
     if save_at:
         from .saves import save_first_game
 

@@ -734,7 +734,7 @@ class JsonKeys(Directive):
 # ---------------------------------------------------------------------------- diagnostic codes
 
 
-_CODE = re.compile(r"^[ER]\d{3}$")
+_CODE = re.compile(r"^[ERW]\d{3}$")
 
 
 def _message_template(node: ast.AST) -> str:
@@ -779,7 +779,7 @@ def source_codes() -> dict[str, list[tuple[str, str]]]:
         for node in ast.walk(tree):
             # diags.error("E101", message, ...) and checker.err(ctx, "E102", message, ...)
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr in ("error", "warning", "err")):
+                    and node.func.attr in ("error", "warning", "err", "warn")):
                 continue
             for i, arg in enumerate(node.args[:2]):
                 if (isinstance(arg, ast.Constant) and isinstance(arg.value, str) and _CODE.match(arg.value)

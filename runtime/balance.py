@@ -1,0 +1,170 @@
+"""Balance statistics of a simulation: win rates with confidence intervals, per seat, agent and card.
+
+Plain numbers only (no plotting, no HTML): `runtime/balance_report.py` draws and writes them.
+Ties share the win (a game won by two players gives each half a win), so win counts may be
+fractional; the Wilson interval is defined for any proportion and stays inside [0, 1].
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from statistics import mean, median
+
+from cardsmith.compiler.bytecode import CompiledPack
+
+from .game import GameResult
+from .simulate import card_stats
+
+Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
+
+# Shared counters that mark how far a game got; shown beside the turn count when a pack has one.
+LENGTH_COUNTERS = ("round", "rounds", "generation", "generations")
+
+
+def wilson(wins: float, count: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of the proportion wins/count; (0, 1) when there is no data."""
+    if count <= 0:
+        return 0.0, 1.0
+    p = wins / count
+    denom = 1 + z * z / count
+    centre = (p + z * z / (2 * count)) / denom
+    half = z * math.sqrt(p * (1 - p) / count + z * z / (4 * count * count)) / denom
+    # Rounding can put an end a hair past the observed rate at p = 0 or 1; the interval always holds it.
+    return max(0.0, min(centre - half, p)), min(1.0, max(centre + half, p))
+
+
+@dataclass(frozen=True)
+class Rate:
+    """Wins out of a number of seat-games, with its 95% Wilson interval."""
+
+    wins: float
+    count: int
+
+    @property
+    def rate(self) -> float:
+        return self.wins / self.count if self.count else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.wins, self.count)
+
+    @property
+    def low(self) -> float:
+        return self.interval[0]
+
+    @property
+    def high(self) -> float:
+        return self.interval[1]
+
+
+def difference(a: Rate, b: Rate) -> tuple[float, float, float]:
+    """a.rate - b.rate with Newcombe's interval (built from the two Wilson intervals)."""
+    d = a.rate - b.rate
+    (al, ah), (bl, bh) = a.interval, b.interval
+    return (d, d - math.sqrt((a.rate - al) ** 2 + (bh - b.rate) ** 2),
+            d + math.sqrt((ah - a.rate) ** 2 + (b.rate - bl) ** 2))
+
+
+@dataclass(frozen=True)
+class Group:
+    """A seat or an agent: its wins and its scores."""
+
+    label: str
+    rate: Rate
+    scores: tuple[int, ...]
+
+    @property
+    def mean_score(self) -> float:
+        return mean(self.scores) if self.scores else 0.0
+
+    @property
+    def median_score(self) -> float:
+        return median(self.scores) if self.scores else 0.0
+
+
+@dataclass(frozen=True)
+class CardBalance:
+    """How the holder of a card fared in the seat-games where it was played, and in all others."""
+
+    id: str
+    name: str
+    type: str | None
+    played: Rate
+    not_played: Rate
+
+    @property
+    def difference(self) -> tuple[float, float, float]:
+        return difference(self.played, self.not_played)
+
+
+@dataclass
+class Balance:
+    """Everything the balance report shows, computed from the results of one simulation."""
+
+    pack_id: str
+    pack_name: str
+    version: str
+    players: int
+    seed: int
+    agents: list[str]
+    params: dict
+    games: int
+    capped: int
+    seats: list[Group]
+    by_agent: list[Group]
+    cards: list[CardBalance]
+    lengths: dict[str, list[int]] = field(default_factory=dict)  # "turns" and any round/generation counter
+
+    @property
+    def seat_games(self) -> int:
+        return self.games * self.players
+
+    @property
+    def never_played(self) -> list[CardBalance]:
+        return [c for c in self.cards if c.played.count == 0]
+
+    def length_summary(self) -> list[tuple[str, int, float, float, int]]:
+        """(measure, min, median, mean, max) for each game-length measure."""
+        return [(name, min(v), median(v), mean(v), max(v)) for name, v in self.lengths.items() if v]
+
+    def ranked(self, min_plays: int) -> list[CardBalance]:
+        """Cards played at least `min_plays` times, the largest holder advantage first."""
+        cards = [c for c in self.cards if c.played.count >= min_plays and c.not_played.count]
+        return sorted(cards, key=lambda c: (-c.difference[0], c.id))
+
+
+def analyze(pack: CompiledPack, results: list[GameResult], players: int, seed: int, agents: list[str],
+            params: dict | None = None) -> Balance:
+    """The balance statistics of `results` (games of `pack` with `players` seats, in seed order)."""
+    games = len(results)
+    seats = []
+    for s in range(players):
+        wins = sum(1 / len(r.winners) for r in results if s in r.winners)
+        seats.append(Group(f"seat {s + 1}", Rate(wins, games), tuple(r.totals[s] for r in results)))
+    agent_wins: dict[str, float] = {}
+    agent_scores: dict[str, list[int]] = {}
+    for r in results:
+        for s, name in enumerate(r.agents):
+            agent_wins[name] = agent_wins.get(name, 0.0) + (1 / len(r.winners) if s in r.winners else 0.0)
+            agent_scores.setdefault(name, []).append(r.totals[s])
+    by_agent = [Group(name, Rate(agent_wins[name], len(agent_scores[name])), tuple(agent_scores[name]))
+                for name in sorted(agent_scores)]
+    stats = card_stats(results)
+    seat_games = games * players
+    total_wins = sum(1.0 for r in results if r.winners)  # the shares of one game's winners add up to 1
+    cards = []
+    for c in pack.cards:
+        st = stats.get(c.id)
+        if st:
+            played = Rate(st["played"]["wins"], st["played"]["count"])
+            other = Rate(st["not_played"]["wins"], st["not_played"]["count"])
+        else:
+            played, other = Rate(0.0, 0), Rate(total_wins, seat_games)
+        cards.append(CardBalance(c.id, c.name, c.type, played, other))
+    lengths = {"turns": [r.turns for r in results]}
+    for name in LENGTH_COUNTERS:
+        if name in pack.counters:
+            lengths[name] = [getattr(r, "shared_counters", {}).get(name, 0) for r in results]
+    return Balance(pack.id, pack.name, pack.version, players, seed, list(agents), dict(params or {}), games,
+                   sum(1 for r in results if r.capped), seats, by_agent, cards, lengths)
