@@ -7,6 +7,7 @@ decisions, optionally scores, and compares what it expects. `cardsmith test` run
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,7 +73,7 @@ def run_file(path: Path, diags: Diagnostics) -> list[Outcome]:
     if doc is None or not validate(doc, "scenario", diags):
         return []
     ref = doc.value["pack"]
-    local = (path.parent / ref)
+    local = Path(os.path.normpath(path.parent / ref))  # "pack/scenarios/.." -> "pack": siblings it extends are found
     if (local / "pack.yaml").is_file():
         ref = str(local)
     res = _compiled(ref, diags)

@@ -334,6 +334,15 @@ class Modify(Node):
 
 
 @dataclass(frozen=True)
+class Prevent(Node):
+    """'prevent [opponents] remove NAME [or NAME ...] from this|you': a live prohibition."""
+    names: tuple[str, ...]  # counters (lost) or pieces (removed)
+    opponents: bool  # only abilities of other players' cards are stopped
+    scope: str  # "this": pieces on this card; "you": your counters and pieces on your cards
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class ActivateTiming(Node):
     timing: str
     span: Span = _span()
@@ -510,8 +519,8 @@ class Trigger(Node):
 
 Stmt = (
     Gain | Lose | Pay | SetCounter | Score | May | Group | Nothing | Call | Emit | PassFirst | EndGame
-    | Shuffle | Modify | ActivateTiming | ActivateCopy | Mark | Flip | Reveal | ChooseX | Move | MoveCard | Place
-    | Remove | Costed | If | Scoped | ForEach | Repeat | ChooseOne | ChooseCard | Trigger
+    | Shuffle | Modify | Prevent | ActivateTiming | ActivateCopy | Mark | Flip | Reveal | ChooseX | Move | MoveCard
+    | Place | Remove | Costed | If | Scoped | ForEach | Repeat | ChooseOne | ChooseCard | Trigger
 )
 
 

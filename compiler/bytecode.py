@@ -67,6 +67,8 @@ class CardDef:
     conditions: dict[str, Code] = field(default_factory=dict)  # condition timings and 'requires'
     triggers: list[TriggerDef] = field(default_factory=list)
     modifiers: list[ModifierDef] = field(default_factory=list)
+    # 'prevent ...' of ongoing abilities: {"names": [...], "opponents": bool, "scope": "this" | "you"}
+    prevents: list[dict] = field(default_factory=list)
     back: str | None = None  # the id of the other side of a double-sided card
     is_back: bool = False
     pack: str = ""

@@ -166,6 +166,23 @@ class Checker:
         if not is_const(s.by, self.voc):
             self.err(ctx, "E102", "'modify ... by' takes a fixed number", s.by.span)
 
+    def s_Prevent(self, s: A.Prevent, ctx: Context) -> None:
+        if not ctx.allow_live:
+            self.err(ctx, "E111", "'prevent' is a continuous effect: it belongs at the top of an ongoing ability",
+                     s.span)
+        for name in s.names:
+            if s.scope == "you" and (name in self.voc.resources or name in self.voc.pieces or self.param(name, ctx)):
+                continue
+            if s.scope == "this" and (name in self.voc.pieces or self.param(name, ctx)):
+                continue
+            if s.scope == "this" and name in self.voc.resources:
+                self.err(ctx, "E102", f"'{name}' is a counter, not a piece on a card: say 'from you'",
+                         self.word(s.span, name))
+                continue
+            self.unknown(ctx, "piece or resource" if s.scope == "you" else "piece", name,
+                         list(self.voc.pieces) + (list(self.voc.resources) if s.scope == "you" else []),
+                         self.word(s.span, name))
+
     def s_ActivateTiming(self, s: A.ActivateTiming, ctx: Context) -> None:
         self.timing_name(s.timing, s.span, ctx)
 

@@ -502,6 +502,12 @@ class EnglishRenderer(Renderer):
             return Clause(f"the {stat} of {q} changes by {self.value(s.by)}", simple=False)
         return Clause(f"the {stat} of {q} is {abs(n)} {'lower' if n < 0 else 'higher'}", simple=False)
 
+    def s_Prevent(self, s: A.Prevent) -> Clause:
+        names = _or([self.lex.term(n, plural=True) for n in s.names])
+        who = "opponents may not" if s.opponents else "no player may"
+        where = f"remove {names} from this card" if s.scope == "this" else f"take your {names}"
+        return Clause(f"{who} {where}", simple=False)
+
     def s_ActivateTiming(self, s: A.ActivateTiming) -> Clause:
         return Clause(f"activate your {self.lex.term(s.timing)} abilities")
 

@@ -237,6 +237,12 @@ class JapaneseRenderer(Renderer):
             return Clause(f"{q}の{stat}は{self.value(s.by)}だけ変わる", simple=False)
         return Clause(f"{q}の{stat}は{abs(n)}{'少なくなる' if n < 0 else '多くなる'}", simple=False)
 
+    def s_Prevent(self, s: A.Prevent) -> Clause:
+        names = _or([self.lex.term(n) for n in s.names])
+        who = "対戦相手は" if s.opponents else "誰も"
+        where = "このカードから" if s.scope == "this" else "あなたの"
+        return Clause(f"{who}{where}{names}を取り除けない", simple=False)
+
     def s_ActivateTiming(self, s: A.ActivateTiming) -> Clause:
         return Clause(f"自分の{self.lex.term(s.timing)}の能力を発動する")
 

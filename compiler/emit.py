@@ -75,7 +75,7 @@ class Emitter:
     # ------------------------------------------------------------ statements
     def stmts(self, body) -> None:
         for s in body:
-            if isinstance(s, A.Trigger | A.Modify):
+            if isinstance(s, A.Trigger | A.Modify | A.Prevent):
                 continue  # collected by the pipeline as live abilities, not run in sequence
             self.at(s)
             getattr(self, f"s_{type(s).__name__}")(s)

@@ -107,10 +107,59 @@ def _as_expr(arg: A.CallArg) -> A.Node:
     return arg.value  # an expression (or the value of "up to N" outside an amount)
 
 
-def _substitute(node, binding: dict[str, A.CallArg]):
-    """A copy of `node` with $parameters replaced by the call's arguments."""
+def _replace(node, changes: dict):
+    """`dataclasses.replace` for AST nodes, without running the frozen `__init__` again (several
+    times faster; nodes have no `__post_init__`)."""
+    try:
+        fields = node.__dict__
+    except AttributeError:  # a node class with slots
+        return dataclasses.replace(node, **changes)
+    new = object.__new__(type(node))
+    new.__dict__.update(fields)
+    new.__dict__.update(changes)
+    return new
+
+
+def _same_tuple(new: tuple, old: tuple) -> tuple:
+    """`old` when `new` holds the same objects: an unchanged subtree keeps its identity (and its parent)."""
+    if len(new) == len(old) and all(a is b for a, b in zip(new, old, strict=True)):
+        return old
+    return new
+
+
+def _macro_shapes(body, plain: dict[int, int], fixed: set[int]) -> tuple[bool, bool, int]:
+    """(mentions a $parameter, holds a call, height in AST levels) of a macro body node. Fills `fixed`
+    with the ids of nodes that mention no parameter (substitution leaves them as they are) and `plain`
+    with those that hold no call either, with their height (expansion leaves them as they are)."""
+    if isinstance(body, str):
+        return body.startswith("$"), False, 0
+    if isinstance(body, tuple):
+        param = call = False
+        height = 0
+        for n in body:
+            p, c, h = _macro_shapes(n, plain, fixed)
+            param, call, height = param or p, call or c, max(height, h)
+        return param, call, height
+    if not isinstance(body, A.Node):
+        return False, False, 0
+    param, call, height = False, isinstance(body, A.Call), 0
+    for name in _child_fields(body):
+        p, c, h = _macro_shapes(getattr(body, name), plain, fixed)
+        param, call, height = param or p, call or c, max(height, h)
+    if not param:
+        fixed.add(id(body))
+        if not call:
+            plain[id(body)] = height + 1
+    return param, call, height + 1
+
+
+def _substitute(node, binding: dict[str, A.CallArg], fixed: set[int] = frozenset()):  # type: ignore[assignment]
+    """A copy of `node` with $parameters replaced by the call's arguments (`fixed`: ids of nodes that
+    mention no parameter, returned as they are)."""
     if isinstance(node, tuple):
-        return tuple(_substitute(n, binding) for n in node)
+        return _same_tuple(tuple(_substitute(n, binding, fixed) for n in node), node)
+    if id(node) in fixed:
+        return node
     if isinstance(node, str):
         if node.startswith("$") and node[1:] in binding:
             arg = binding[node[1:]]
@@ -127,16 +176,16 @@ def _substitute(node, binding: dict[str, A.CallArg]):
         if node.kind == "word" and str(node.value).startswith("$") and str(node.value)[1:] in binding:
             return binding[str(node.value)[1:]]
         if node.kind == "expr":
-            return dataclasses.replace(node, value=_substitute(node.value, binding))
+            return _replace(node, {"value": _substitute(node.value, binding, fixed)})
         return node
     if isinstance(node, A.Node):
         changes = {}
         for name in _child_fields(node):
             old = getattr(node, name)
-            new = _substitute(old, binding)
+            new = _substitute(old, binding, fixed)
             if new is not old:
                 changes[name] = new
-        return dataclasses.replace(node, **changes) if changes else node
+        return _replace(node, changes) if changes else node
     return node
 
 
@@ -157,6 +206,12 @@ class Expander:
         self._outer: A.Call | None = None  # the call in the card or rule text that started this expansion
         self._too_deep = False
         self.cut_short = False  # an expansion stopped at MAX_EXPANDED_NESTING: macros past it went unvisited
+        # Macro bodies are substituted and walked at every call; these tables (ids of body nodes, which
+        # the table keeps alive) let both skip the parts a call cannot change.
+        self._fixed: set[int] = set()  # mention no $parameter
+        self._plain: dict[int, int] = {}  # mention no parameter and hold no call: id -> height
+        for m in self.macros():
+            _macro_shapes(m.body.body, self._plain, self._fixed)
 
     @property
     def broken(self) -> set[str]:
@@ -175,10 +230,13 @@ class Expander:
 
     def _walk(self, node, stack: tuple[str, ...], depth: int):
         if isinstance(node, tuple):
-            return tuple(self._walk(n, stack, depth) for n in node)
+            return _same_tuple(tuple(self._walk(n, stack, depth) for n in node), node)
         if isinstance(node, A.Call):
             return self._expand(node, stack, depth)
         if isinstance(node, A.Node):
+            height = self._plain.get(id(node))
+            if height is not None and depth + height <= MAX_EXPANDED_NESTING:
+                return node  # part of a macro body with no call and no parameter in it
             if depth >= MAX_EXPANDED_NESTING:
                 if not self._too_deep:  # once per program: the rest is the same fault
                     self._too_deep = self.cut_short = True
@@ -193,7 +251,7 @@ class Expander:
                     new = self._walk(old, stack, depth + 1)
                     if new is not old:
                         changes[name] = new
-            return dataclasses.replace(node, **changes) if changes else node
+            return _replace(node, changes) if changes else node
         return node
 
     def _outer_span(self, node) -> Span:
@@ -227,6 +285,6 @@ class Expander:
         for want, arg in zip(macro.shape, call.args, strict=True):
             if want is None:
                 binding[macro.params[len(binding)]] = arg
-        body = _substitute(macro.body.body, binding)
+        body = _substitute(macro.body.body, binding, self._fixed)
         body = self._walk(body, (*stack, macro.signature), depth + 1)
         return A.Group(body, macro=macro.signature, call=text(call), span=call.span)

@@ -415,6 +415,21 @@ class _ToAst(Transformer):
         return A.Modify(str(items[0]), items[1], items[2], span=self._s(meta))
 
     @v_args(meta=True)
+    def prevent(self, meta, items):
+        opponents = bool(items) and items[0] == "opponents"
+        names = tuple(str(i) for i in items[1 if opponents else 0:-1])
+        return A.Prevent(names, opponents, items[-1], span=self._s(meta))
+
+    def by_opponents(self, _):
+        return "opponents"
+
+    def guard_this(self, _):
+        return "this"
+
+    def guard_you(self, _):
+        return "you"
+
+    @v_args(meta=True)
     def activate_timing(self, meta, items):
         return A.ActivateTiming(str(items[0]), span=self._s(meta))
 
@@ -686,6 +701,12 @@ def _parse(text: str, start: str, locate: Locate, diags: Diagnostics, what: str)
         diags.error("E100", f"{what} is {len(text):,} characters long; the limit is {MAX_TEXT:,}", locate(0, 1),
                     hint="name parts of it as macros in rules.yaml")
         return None
+    fast = _driver()
+    if fast is not None:
+        node = fast.parse(text, start, _ToAst(locate), MAX_NESTING, MAX_DIGITS)
+        if node is not None:
+            return node
+    # Lark's own two passes: the reference, and the one that explains what is wrong with a text.
     try:
         tree = parser().parse(text, start=start)
     except UnexpectedInput as e:
@@ -694,6 +715,17 @@ def _parse(text: str, start: str, locate: Locate, diags: Diagnostics, what: str)
     if not _limits(tree, text, locate, diags, what):
         return None
     return _ToAst(locate).transform(tree)
+
+
+@cache
+def _driver():
+    """The one-pass driver over Lark's tables (compiler/lalr.py), or None if the grammar needs Lark itself."""
+    from .lalr import Driver, Unsupported
+
+    try:
+        return Driver(parser(), _ToAst)
+    except Unsupported:
+        return None
 
 
 def parse_program(text: str, locate: Locate, diags: Diagnostics) -> A.Program | None:

@@ -366,7 +366,7 @@ class _Compiler:
                                  hint=did_you_mean(sname, voc.stats))
 
     def live(self, card: CardDef, body: tuple, doc: YamlDoc, path: tuple) -> None:
-        """Triggers and modifiers of an ongoing ability."""
+        """Triggers, modifiers and prohibitions of an ongoing ability."""
         for s in body:
             if isinstance(s, A.Group) and s.macro is None:
                 self.live(card, s.body, doc, path)
@@ -381,9 +381,11 @@ class _Compiler:
                 q = self.emitter.query(s.query) if s.query.zones else \
                     {"zones": [], "filters": [self.emitter.filter(f) for f in s.query.filters]}
                 card.modifiers.append(ModifierDef(s.stat, q, const_value(s.by, self.voc)))
+            elif isinstance(s, A.Prevent):
+                card.prevents.append({"names": list(s.names), "opponents": s.opponents, "scope": s.scope})
             else:
-                self.diags.error("E111", "an ongoing ability holds only triggers ('when ...') and modifiers "
-                                 "('modify ...')", s.span)
+                self.diags.error("E111", "an ongoing ability holds only triggers ('when ...'), modifiers "
+                                 "('modify ...') and prohibitions ('prevent ...')", s.span)
 
 
 def partial_rewards(node):

@@ -135,6 +135,7 @@ _T = {
     A.EndGame: lambda n: "end game",
     A.Shuffle: lambda n: f"shuffle {text(n.zone)}",
     A.Modify: lambda n: f"modify {n.stat} of {_query(n.query)} by {text(n.by)}",
+    A.Prevent: lambda n: f"prevent {'opponents ' if n.opponents else ''}remove {' or '.join(n.names)} from {n.scope}",
     A.ActivateTiming: lambda n: f"activate {n.timing} abilities",
     A.ActivateCopy: lambda n: f"activate {n.timing} ability of {_target(n.target)}",
     A.Mark: lambda n: f"{'mark' if n.on else 'unmark'} {_target(n.target)} {n.flag}",

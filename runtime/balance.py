@@ -92,6 +92,7 @@ class CardBalance:
     type: str | None
     played: Rate
     not_played: Rate
+    back_of: str | None = None  # the other face's id, when this is the back of a double-sided card
 
     @property
     def difference(self) -> tuple[float, float, float]:
@@ -117,12 +118,28 @@ class Balance:
     lengths: dict[str, list[int]] = field(default_factory=dict)  # "turns" and any round/generation counter
 
     @property
+    def mixed_seats(self) -> bool:
+        """Seats hold different agents: a seat's win rate then mixes the seat with the agent's strength."""
+        return len({self.agents[s % len(self.agents)] for s in range(self.players)}) > 1
+
+    @property
     def seat_games(self) -> int:
         return self.games * self.players
 
     @property
     def never_played(self) -> list[CardBalance]:
         return [c for c in self.cards if c.played.count == 0]
+
+    def never_played_by_type(self) -> list[tuple[str, int, int]]:
+        """(card type, cards never played, cards of that type): types whose cards are never played
+        into a player's zones (shared goals, say) show up as a whole."""
+        out = []
+        for t in sorted({c.type or "" for c in self.cards}):
+            of_type = [c for c in self.cards if (c.type or "") == t]
+            never = sum(1 for c in of_type if c.played.count == 0)
+            if never:
+                out.append((t, never, len(of_type)))
+        return out
 
     def length_summary(self) -> list[tuple[str, int, float, float, int]]:
         """(measure, min, median, mean, max) for each game-length measure."""
@@ -138,10 +155,13 @@ def analyze(pack: CompiledPack, results: list[GameResult], players: int, seed: i
             params: dict | None = None) -> Balance:
     """The balance statistics of `results` (games of `pack` with `players` seats, in seed order)."""
     games = len(results)
+    seat_agents = [agents[s % len(agents)] for s in range(players)]  # as runtime/simulate.py seats them
+    mixed = len(set(seat_agents)) > 1
     seats = []
     for s in range(players):
         wins = sum(1 / len(r.winners) for r in results if s in r.winners)
-        seats.append(Group(f"seat {s + 1}", Rate(wins, games), tuple(r.totals[s] for r in results)))
+        label = f"seat {s + 1}" + (f" ({seat_agents[s]})" if mixed else "")
+        seats.append(Group(label, Rate(wins, games), tuple(r.totals[s] for r in results)))
     agent_wins: dict[str, float] = {}
     agent_scores: dict[str, list[int]] = {}
     for r in results:
@@ -161,7 +181,7 @@ def analyze(pack: CompiledPack, results: list[GameResult], players: int, seed: i
             other = Rate(st["not_played"]["wins"], st["not_played"]["count"])
         else:
             played, other = Rate(0.0, 0), Rate(total_wins, seat_games)
-        cards.append(CardBalance(c.id, c.name, c.type, played, other))
+        cards.append(CardBalance(c.id, c.name, c.type, played, other, c.back if c.is_back else None))
     lengths = {"turns": [r.turns for r in results]}
     for name in LENGTH_COUNTERS:
         if name in pack.counters:

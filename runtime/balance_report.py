@@ -16,7 +16,8 @@ from .balance import Balance, CardBalance
 PLOTS_HELP = ("the balance report draws its plots with matplotlib, an optional dependency of cardsmith; "
               "install it with: python3 -m pip install 'cardsmith[balance]'")
 
-_SVG_RC = {"svg.hashsalt": "cardsmith-balance", "svg.fonttype": "path", "font.size": 9}
+# A fixed salt gives SVG element ids that do not change between runs; glyphs as paths need no fonts to view.
+_RC = {"svg.hashsalt": "cardsmith-balance", "svg.fonttype": "path", "font.size": 9}
 _PLAYED, _OTHER, _EVEN = "#2f6fc0", "#999999", "#c8372d"
 
 
@@ -53,15 +54,18 @@ def _figure(width: float, height: float):
 
 
 def _save(fig, folder: Path, name: str) -> None:
-    import matplotlib
-
-    with matplotlib.rc_context(_SVG_RC):
-        fig.savefig(folder / f"{name}.svg", format="svg", metadata={"Date": None})
-        fig.savefig(folder / f"{name}.png", format="png", metadata={"Software": None})
+    fig.savefig(folder / f"{name}.svg", format="svg", metadata={"Date": None})
+    fig.savefig(folder / f"{name}.png", format="png", metadata={"Software": None})
 
 
 def _games(b: Balance) -> str:
     return f"{b.games} game{'s' if b.games != 1 else ''}"
+
+
+def _tick(label: str, n: int | None = None) -> str:
+    """An axis label: the agent of a seat, and the count, on lines of their own."""
+    text = label.replace(" (", "\n(")
+    return text if n is None else f"{text}\nn={n}"
 
 
 def _interval_bars(ax, xs, rates, color, label=None, horizontal=False, marker="o", fill=True):
@@ -86,11 +90,11 @@ def seat_plot(b: Balance, folder: Path) -> Plot:
     for x, s in zip(xs, b.seats, strict=True):
         ax.annotate(f"{s.rate.wins:g}/{s.rate.count}", (x, s.rate.high), textcoords="offset points",
                     xytext=(0, 4), ha="center", fontsize=8)
-    ax.set_xticks(xs, [f"seat {x}" for x in xs])
+    ax.set_xticks(xs, [_tick(s.label) for s in b.seats])
     ax.set_ylim(0, 1)
     ax.set_ylabel("win rate")
     ax.set_title(f"Win rate by seat, 95% intervals ({_games(b)})")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), fontsize=8, frameon=False)
+    fig.legend(loc="outside lower center", fontsize=8, frameon=False)
     _save(fig, folder, "seat-win-rates")
     return Plot("seat-win-rates", "First-player advantage: win rate by seat",
                 f"Each bar is one seat's share of the wins over {_games(b)}; seat 1 takes the first turn. "
@@ -103,7 +107,7 @@ def score_plot(b: Balance, folder: Path, by_agent: bool) -> Plot:
     ax = fig.add_subplot()
     ax.boxplot([list(g.scores) for g in groups], showmeans=True, widths=0.5,
                meanprops={"marker": "D", "markerfacecolor": _PLAYED, "markeredgecolor": _PLAYED})
-    ax.set_xticks(range(1, len(groups) + 1), [f"{g.label}\n(n={len(g.scores)})" for g in groups])
+    ax.set_xticks(range(1, len(groups) + 1), [_tick(g.label, len(g.scores)) for g in groups])
     ax.set_ylabel("final score")
     what = "agent" if by_agent else "seat"
     ax.set_title(f"Scores by {what} ({_games(b)})")
@@ -130,7 +134,7 @@ def card_plot(b: Balance, folder: Path, min_plays: int, top: int = 15) -> Plot:
         if len(ranked) > 2 * top:
             ax.axhline(ys[top - 1] - 0.5, color="#d8d4cc", linewidth=1)
         ax.axvline(1 / b.players, color=_EVEN, linestyle="--", linewidth=1, label=f"even share 1/{b.players}")
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3, fontsize=7, frameon=False)
+        fig.legend(loc="outside lower center", ncol=3, fontsize=7, frameon=False)
     else:
         ax.text(0.5, 0.5, f"no card was played in {min_plays} or more seat-games", ha="center", va="center",
                 transform=ax.transAxes)
@@ -138,7 +142,7 @@ def card_plot(b: Balance, folder: Path, min_plays: int, top: int = 15) -> Plot:
     ax.set_xlim(0, 1)
     ax.set_xlabel("holder's win rate")
     part = f"the {top} largest and {top} smallest holder advantages" if len(ranked) > 2 * top else "every card"
-    ax.set_title(f"Cards: {part}, played in at least {min_plays} seat-games ({_games(b)})", fontsize=9)
+    ax.set_title(f"Holder's win rate: card played or not ({_games(b)})")
     _save(fig, folder, "card-win-rates")
     return Plot("card-win-rates", "Cards: the holder's win rate when played and not",
                 f"From {_games(b)} ({b.seat_games} seat-games): for {part} among the {len(ranked)} cards played "
@@ -173,11 +177,12 @@ def write_report(b: Balance, folder: str | Path, min_plays: int = 10, pack_folde
     """Draw the plots and write index.html into `folder` (created if need be); returns the files written."""
     from cardsmith.compiler.render import environment
 
-    plotting()
+    matplotlib = plotting()
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    plots = [seat_plot(b, out), score_plot(b, out, by_agent=False), score_plot(b, out, by_agent=True),
-             card_plot(b, out, min_plays), length_plot(b, out)]
+    with matplotlib.rc_context(_RC):
+        plots = [seat_plot(b, out), score_plot(b, out, by_agent=False), score_plot(b, out, by_agent=True),
+                 card_plot(b, out, min_plays), length_plot(b, out)]
     ranked = b.ranked(min_plays)
     played = [c for c in b.cards if c.played.count]
     table = sorted(played, key=lambda c: (-c.difference[0], c.id)) + b.never_played

@@ -39,10 +39,10 @@ def play_one(pack: CompiledPack, players: int, seed: int, agent_names: list[str]
 
 
 def played_cards(pack: CompiledPack, events: list, players: int) -> list[list[str]]:
-    """Per seat, the sorted ids of the cards that entered that player's in-play zones.
+    """Per seat, the sorted ids of the cards that entered that player's in-play (or `played`) zones.
 
     The event log records every move as ("move", card id, from zone, from seat, to zone, to seat)."""
-    in_play = {z for z, d in pack.zones.items() if d.get("in-play")}
+    in_play = {z for z, d in pack.zones.items() if d.get("in-play") or d.get("played")}
     played: list[set[str]] = [set() for _ in range(players)]
     for e in events:
         if e[0] == "move" and e[4] in in_play and 0 <= e[5] < players:

@@ -204,8 +204,16 @@ class Linker:
         self.modifiers: list[list[tuple]] = [
             [(m.stat, self.pred(m.query["filters"]), m.amount,
               frozenset(z for z, _ in m.query["zones"]) or None) for m in c.modifiers] for c in pack.cards]
+        # 'prevent ...' per card: (names, only opponents, scope "this" | "you"); checked only when a
+        # counter is lost or a piece removed, so a pack without any costs nothing
+        self.prevents: list[tuple] = [
+            tuple((frozenset(p["names"]), p["opponents"], p["scope"]) for p in c.prevents) for c in pack.cards]
+        self.any_prevent = any(self.prevents)
+        self.prevent_anyone = any(not opp for ps in self.prevents for _, opp, _ in ps)
         self.on_empty = {z: self.link(c) for z, c in pack.zone_on_empty.items()}
         self.when_full = {p: self.link(c) for p, c in pack.piece_when_full.items()}
+        # pieces that reserve their card for the players who placed them (`reserves: true`)
+        self.reserving = tuple(p for p, d in pack.pieces.items() if d.get("reserves"))
         self.in_play = {z for z, d in pack.zones.items() if d.get("in-play")}
         self.geo = {z: geometry(d) for z, d in pack.zones.items()}
         self.ortho = {z: geometry({**d, "adjacency": 4}) for z, d in pack.zones.items()}
@@ -546,6 +554,32 @@ class VM:
                     lst.append(card.id)
                 elif not live and card.id in lst:
                     lst.remove(card.id)
+
+    # --- prohibitions
+    def prevented(self, f: Frame, name: str, seat: int, card: Card | None = None) -> bool:
+        """Whether a live 'prevent' stops the running program from taking counter `name` from player
+        `seat`, or (with `card`) piece `name` from that card, whose owner is `seat`. The taker is the
+        owner of the card whose ability runs; rules-level programs are nobody's opponent."""
+        st = self.state
+        by = st.cards[f.this].seat if f.this is not None else SHARED
+        opponent = 0 <= by != seat
+        lk = self.linker
+        if not opponent and not lk.prevent_anyone:
+            return False
+        if card is not None and card.zone in lk.in_play:
+            for names, opp, scope in lk.prevents[card.defn]:
+                if scope == "this" and name in names and (opponent or not opp):
+                    return True
+        if seat < 0:
+            return False
+        for z in lk.in_play:
+            for cid in st.zones.get((z, seat), ()):
+                if cid is None:
+                    continue
+                for names, opp, scope in lk.prevents[st.cards[cid].defn]:
+                    if scope == "you" and name in names and (opponent or not opp):
+                        return True
+        return False
 
     # --- events
     def fire(self, f: Frame, verb: str, seat: int, card: int | None, name: str | None) -> Any:
@@ -981,10 +1015,20 @@ def op_NEXT_PLAYER(vm, f, ins):
         f.pc = ins[1]
 
 
+def _unreserved(vm: VM, found: list[int], seat: int) -> list[int]:
+    """The cards a player may pick: not those another player reserved with a `reserves` piece (Land Claim)."""
+    reserving = vm.linker.reserving
+    if not reserving:
+        return found
+    cards = vm.state.cards
+    return [c for c in found if not (p := cards[c].pieces)
+            or not any(p.get(r, 0) > 0 and not p.get(f"{r}@{seat}", 0) for r in reserving)]
+
+
 def op_CHOOSE_CARD(vm, f, ins):
     found = vm.recall(f)
     if found is None:
-        found = vm.query(ins[1], f)
+        found = _unreserved(vm, vm.query(ins[1], f), f.you)
     optional = ins[2]
     if not found:
         f.stack.append(False)
@@ -1030,6 +1074,8 @@ def op_LOSE(vm, f, ins):
     if n <= 0:
         return None
     name = ins[1]
+    if vm.linker.any_prevent and vm.prevented(f, name, f.you):
+        return None
     store, decl = _counter_target(vm, f, name)
     v = store.get(name, 0) - n
     lo = decl.get("min", 0)
@@ -1193,7 +1239,10 @@ def op_PICK_HOLDER(vm, f, ins):
     elif mode == "add":
         found = [c for c in vm.query(q, f) if (room := _room(vm, cards[c], piece, f.you)) is None or room > 0]
     else:
-        found = [c for c in vm.query(q, f) if cards[c].pieces.get(piece, 0) > 0]
+        found = [c for c in vm.query(q, f) if cards[c].pieces.get(piece, 0) > 0
+                 and not (vm.linker.any_prevent and vm.prevented(f, piece, cards[c].seat, cards[c]))]
+    if found:
+        found = _unreserved(vm, found, f.you)
     if not found:
         f.stack.append(False)
         return None
@@ -1246,7 +1295,7 @@ def op_TAKE_PIECES(vm, f, ins):
         return None
     card = vm.state.cards[cid]
     n = min(n, card.pieces.get(piece, 0))
-    if n <= 0:
+    if n <= 0 or (vm.linker.any_prevent and vm.prevented(f, piece, card.seat, card)):
         return None
     card.pieces[piece] -= n
     if owned:
@@ -1262,11 +1311,15 @@ def op_TAKE_PIECES(vm, f, ins):
 def op_CAN_REMOVE(vm, f, ins):
     piece, target = ins[1], ins[2]
     cards = vm.state.cards
+    guard = vm.linker.any_prevent
     if isinstance(target, Query):
-        have = sum(cards[c].pieces.get(piece, 0) for c in vm.query(target, f))
+        have = sum(cards[c].pieces.get(piece, 0) for c in vm.query(target, f)
+                   if not (guard and vm.prevented(f, piece, cards[c].seat, cards[c])))
     else:
         cid = f.it if "it" in target else f.this
         have = cards[cid].pieces.get(piece, 0) if cid is not None else 0
+        if have and guard and vm.prevented(f, piece, cards[cid].seat, cards[cid]):
+            have = 0
     f.stack[-1] = have >= f.stack[-1]
 
 

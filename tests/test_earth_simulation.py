@@ -68,3 +68,13 @@ def test_simulate_json_is_byte_identical_across_runs():
 def test_greedy_agent_plays_a_game(earth):
     res = simulate(earth, games=1, players=2, seed=3, agent_names=["greedy", "random"])
     assert not res[0].capped
+
+
+def test_played_events_count_as_played_in_statistics(earth):
+    # Earth's events pile is `played: true`: an event resolved into it is a card its owner played,
+    # though the pile is not in play (its abilities are not live there).
+    results = simulate(earth, games=4, players=3, seed=7, agent_names=["random"])
+    events = {c.id for c in earth.cards if c.type == "event"}
+    played = {cid for r in results for seat in r.played for cid in seat}
+    assert played & events, "no event counted as played in 4 games"
+    assert not earth.zones["events"].get("in-play")

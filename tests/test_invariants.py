@@ -6,8 +6,7 @@ stay within their declared `min` (default 0) and `max`, pieces are never negativ
 trigger and modifier lists match the cards in play. At the end: the game ended by its rules (not
 by the decision cap), nobody scored before the scoring steps, each player's total is the sum of the
 scoring steps, each step's points are the sum of its `score` events in the log, and a second run of
-the same seed gives the same event-log hash (in the default run for every RERUN_EVERY-th game, to keep
-the suite near two minutes on two CPUs; in the extended mode for every game).
+the same seed gives the same event-log hash (every game is played twice).
 
 Games are made short with rule parameters (SHORT below), so that many fit in a test run; settings
 marked long (whole games) are played in the extended mode and by the slow test. A pack without an

@@ -52,7 +52,7 @@ def main() -> None:
 
 
 def _register() -> None:
-    from . import balance, build, play, reference, saves, validate  # noqa: F401  (each module adds its commands to `main`)
+    from . import balance, build, coverage, interactive, play, reference, saves, scaffold, validate  # noqa: F401  (each module adds its commands to `main`)
 
 
 _register()

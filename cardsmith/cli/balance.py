@@ -17,7 +17,7 @@ from cardsmith.runtime.parallel import GameFault, run_games
 from cardsmith.runtime.vm import RuntimeFault
 
 from . import main
-from .play import _NO_CACHE, compile_or_exit, parse_params
+from .play import _NO_CACHE, compile_or_exit, pack_params
 
 
 def _fail(message: str) -> None:
@@ -89,17 +89,13 @@ def balance(pack: str, output: str, games: int, players: int | None, seed: int, 
     if bad or not names:
         raise click.BadParameter(f"unknown agent(s) {', '.join(bad)}; agents: {', '.join(AGENTS)}",
                                  param_hint="--agents")
-    out = _writable_folder(output)
     res = compile_or_exit(pack, cache=not no_cache)
     p = res.pack
     n = players or p.players[0]
     if not p.players[0] <= n <= p.players[1]:
         raise click.BadParameter(f"{p.name} is for {p.players[0]} to {p.players[1]} players", param_hint="--players")
-    overrides = parse_params(params)
-    unknown = [k for k in overrides if k not in p.params]
-    if unknown:
-        raise click.BadParameter(f"unknown parameter(s) {', '.join(unknown)}; parameters: {', '.join(p.params)}",
-                                 param_hint="--param")
+    overrides = pack_params(p, params)
+    out = _writable_folder(output)  # before the games, which may take a while
     jobs = jobs or os.cpu_count() or 1
     show = sys.stderr.isatty() if progress is None else progress
     t0 = time.perf_counter()

@@ -63,8 +63,8 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
         raise GitError("git is not installed (or not on PATH); --changed-since needs it") from None
 
 
-def changed_since(rev: str, files: Iterable[str], cwd: Path | None = None) -> ChangedLines:
-    """The changed lines of `files` (paths as diagnostics name them) since `rev`; raises GitError."""
+def resolve_revision(rev: str, cwd: Path | None = None) -> tuple[Path, str]:
+    """The work tree holding `cwd` and the commit `rev` names; raises GitError."""
     cwd = cwd or Path.cwd()
     top = _git(["rev-parse", "--show-toplevel"], cwd)
     if top.returncode != 0:
@@ -75,6 +75,11 @@ def changed_since(rev: str, files: Iterable[str], cwd: Path | None = None) -> Ch
     sha = _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], root)
     if sha.returncode != 0:
         raise GitError(f"unknown git revision '{rev}' (try a branch, a tag or a commit, e.g. origin/main or HEAD~1)")
+    return root, sha.stdout.strip()
+
+
+def changed_since(root: Path, commit: str, files: Iterable[str]) -> ChangedLines:
+    """The changed lines of `files` (paths as diagnostics name them) since `commit`; raises GitError."""
     out = ChangedLines(root)
     inside: dict[str, Path] = {}
     for f in dict.fromkeys(files):
@@ -95,7 +100,7 @@ def changed_since(rev: str, files: Iterable[str], cwd: Path | None = None) -> Ch
                 out.whole.add(inside[rel])
                 out.files.add(inside[rel])
         diff = _git(["-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-textconv",
-                     "--find-renames", "--unified=0", "--src-prefix=a/", "--dst-prefix=b/", sha.stdout.strip(),
+                     "--find-renames", "--unified=0", "--src-prefix=a/", "--dst-prefix=b/", commit,
                      "--", *batch], root)
         if diff.returncode != 0:
             raise GitError(f"git diff failed: {diff.stderr.strip() or 'no reason given'}")
@@ -120,7 +125,7 @@ def _parse_diff(text: str, root: Path, out: ChangedLines) -> None:
             current = (root / _unquote(line[len("rename to "):])).resolve()
             out.files.add(current)
         elif line.startswith("+++ "):
-            name = _unquote(line[4:])
+            name = _unquote(line[4:].rstrip("\t"))
             current = None if name == "/dev/null" else (root / name.removeprefix("b/")).resolve()
             if current is not None:
                 out.files.add(current)
