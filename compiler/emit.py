@@ -394,6 +394,8 @@ class Emitter:
         # could happen now.
         for opt in s.options:
             first = opt[0] if opt else None
+            while isinstance(first, A.Group) and first.body:  # a macro's body guards like written-out text
+                first = first.body[0]
             if isinstance(first, A.If) and not first.otherwise:
                 self.expr(first.cond)
                 self.op("BOOL")

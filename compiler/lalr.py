@@ -26,7 +26,7 @@ _new_token = Token._future_new
 class Meta:
     """The positions a transformer method receives, as Lark's tree meta (line and column on demand)."""
 
-    __slots__ = ("start_pos", "end_pos", "empty", "_text")
+    __slots__ = ("_text", "empty", "end_pos", "start_pos")
 
     def __init__(self, start: int | None, end: int | None, text: str) -> None:
         self.empty = start is None
@@ -58,8 +58,9 @@ class Unsupported(Exception):
     """The grammar or transformer uses a Lark feature this driver does not reproduce."""
 
 
-# How a reduction calls the transformer. _PASS: a `?rule` of one child, which stays as it is.
-_META, _PLAIN, _TREE, _SPLICE, _SINGLE_OR_META, _SINGLE_OR_PLAIN, _SINGLE_OR_TREE, _PASS = range(8)
+# What a reduction makes: a transformer call with meta, one without, a Tree (no method), a list spliced
+# into the parent (an inlined `_rule`), or nothing new (_PASS: a `?rule` of one child keeps the child).
+_META, _PLAIN, _TREE, _SPLICE, _PASS = range(5)
 
 
 class Driver:
@@ -111,7 +112,7 @@ class Driver:
 
     @staticmethod
     def _reducer(rule, transformer_cls: type) -> tuple:
-        """(size, kept children as (index, splice), kind, function, rule name, goto symbol) for a rule."""
+        """(size, kept children as (index, splice), kind, function, rule name, goto symbol, `?rule`)."""
         name = rule.alias or rule.options.template_source or rule.origin.name
         origin = rule.origin.name
         size = len(rule.expansion)
@@ -121,9 +122,9 @@ class Driver:
         if origin.startswith("_"):
             if single:
                 raise Unsupported("an inlined rule that is also expanded")
-            return size, keep, _SPLICE, None, name, origin
+            return size, keep, _SPLICE, None, name, origin, False
         if single and size == 1 and keep == ((0, False),):
-            return size, keep, _PASS, None, name, origin
+            return size, keep, _PASS, None, name, origin, True
         f = getattr(transformer_cls, name, None)
         if f is None:
             kind, func = _TREE, None
@@ -135,9 +136,7 @@ class Driver:
                 kind, func = _PLAIN, f
             else:
                 raise Unsupported(f"v_args other than meta=True on '{name}'")
-        if single:
-            kind += _SINGLE_OR_META - _META
-        return size, keep, kind, func, name, origin
+        return size, keep, kind, func, name, origin, single
 
     def parse(self, text: str, start: str, transformer: Any, max_height: int, max_digits: int) -> Any:
         """The transformed result, or None where Lark should parse instead (an error, a limit)."""
@@ -201,7 +200,7 @@ class Driver:
                     vstack.append((token, pos, end, 0))
                     pos = end
                     break
-                size, keep, kind, func, name, origin = arg
+                size, keep, kind, func, name, origin, single = arg
                 if kind == _PASS:  # the child stays on the stack as it is, under the rule's state
                     sstack[-1] = states[sstack[-2]][origin][1]
                     if token is None and sstack[-1] == end_state:
@@ -234,20 +233,19 @@ class Driver:
                         height = it[3]
                 if kind == _SPLICE:
                     value = children
-                elif kind >= _SINGLE_OR_META and len(children) == 1:
+                elif single and len(children) == 1:
                     value = children[0]
                 else:
                     height += 1
                     if height > max_height:
                         return None
                     try:
-                        if kind == _META or kind == _SINGLE_OR_META:
+                        if kind == _META:
                             value = func(transformer, Meta(first, last, text), children)
-                        elif kind == _PLAIN or kind == _SINGLE_OR_PLAIN:
+                        elif kind == _PLAIN:
                             value = func(transformer, children)
                         else:
-                            meta = Meta(first, last, text)
-                            value = Tree(name, children, meta)
+                            value = Tree(name, children, Meta(first, last, text))
                     except Exception:  # Lark reports it (as a VisitError), on the slow path
                         return None
                     if value is Discard:

@@ -86,7 +86,8 @@ OPS: tuple[Op, ...] = (
        "(also sets the active player), ref, chosen.", "each opponent: ...", decides=True),
     Op("NEXT_PLAYER", ("target",), "iter -- iter | ", "Make the next player current, or restore and jump."),
     Op("CHOOSE_CARD", ("query", "optional"), "-- b", "The player chooses a matching card as 'it'; false if "
-       "there is none (or the player declines an optional choice).", "choose a card in hand: ...",
+       "there is none (or the player declines an optional choice). A card another player reserved (a piece "
+       "with reserves: true) is not offered.", "choose a card in hand: ...",
        decides=True),
     # effects
     Op("GAIN", ("name",), "n --", "Add to a counter of the current player (shared if the name is a shared "
@@ -105,7 +106,8 @@ OPS: tuple[Op, ...] = (
        "cell the player chooses among the legal ones.", "move it to tableau", decides=True),
     Op("CAN_PUT", ("dest",), "-- b", "Whether 'it' has a legal place in the destination."),
     Op("PICK_HOLDER", ("target", "piece", "mode", "optional"), "-- b", "Choose a card that can take "
-       "(mode add) or give up (mode remove) one piece, as 'it'.", "place up to 3 sprout on card in tableau",
+       "(mode add) or give up (mode remove) one piece, as 'it'; not a card another player reserved.",
+       "place up to 3 sprout on card in tableau",
        decides=True),
     Op("ADD_PIECES", ("piece", "owned"), "n --", "Put up to n pieces on 'it', as many as fit; runs the "
        "piece's when-full program if it fills; emits 'place'.", "place 1 growth on this"),

@@ -74,7 +74,7 @@ def compile_pack(ref: str | Path, diags: Diagnostics | None = None, cache: bool 
 
 
 def _text_locator(doc: YamlDoc, path: tuple):
-    return lambda s, e: doc.text_span(path, s, e)
+    return doc.text_locator(path)
 
 
 class _Compiler:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,34 @@ class YamlDoc:
         e = m[min(max(end - 1, start), len(m) - 1)] + 1
         eline, ecol = self._pos(src_start + e)
         return Span(self.file, line, col, eline, ecol)
+
+    def text_locator(self, path: Path_) -> Callable[[int, int | None], Span]:
+        """`text_span` of one path as a function of (start, end), with the lookups done once: the
+        effect parser calls it for every node of the program."""
+        p = tuple(path)
+        rng = self._raw.get(p)
+        value = self._get(p)
+        m = None
+        if rng is not None and isinstance(value, str):
+            m = self._maps.get(p)
+            if m is None:
+                m = self._maps[p] = _alignment(value, self.text[rng[0]:rng[1]])
+        if not m:
+            whole = self.span(p)
+            return lambda start, end=None: whole
+        file, starts, last, base = self.file, self._line_starts, len(m) - 1, rng[0]
+        find = bisect.bisect_right
+
+        def locate(start: int, end: int | None = None) -> Span:
+            i = base + m[min(max(start, 0), last)]
+            line = find(starts, i) - 1
+            if end is None or end <= start:
+                return Span(file, line + 1, i - starts[line] + 1)
+            j = base + m[min(max(end - 1, start), last)] + 1
+            eline = find(starts, j) - 1
+            return Span(file, line + 1, i - starts[line] + 1, eline + 1, j - starts[eline] + 1)
+
+        return locate
 
     def _get(self, path: Path_) -> Any:
         v = self.value

@@ -123,3 +123,9 @@ def test_outside_a_repository_is_a_usage_error(tmp_path, monkeypatch):
     res = run("validate", "trinkets", "--changed-since", "HEAD")
     assert res.exit_code == 2
     assert "not inside a git repository" in res.stderr
+
+
+def test_a_path_that_names_no_pack_is_still_reported(repo):
+    res = run("validate", "trinkets", "no-such-folder", "--format", "json", "--changed-since", "HEAD")
+    assert res.exit_code == 1
+    assert [(d["code"], d["file"]) for d in findings(res)] == [("E024", "no-such-folder")]

@@ -286,3 +286,9 @@ def test_in_a_real_terminal_help_answers_and_ctrl_d():
     assert "\x1b[1m" in text  # colour (bold) on a terminal
     assert "undo" in text and "end of input: leaving the game without saving" in text
     assert "Traceback" not in text
+
+
+def test_help_gives_examples():
+    r = CliRunner().invoke(main, ["play", "--help"])
+    assert r.exit_code == 0
+    assert "Examples:" in r.output and "cardsmith play --load game.save.json" in r.output

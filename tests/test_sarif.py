@@ -19,6 +19,8 @@ from cardsmith.compiler.diagnostics import Diagnostic, Severity, Span, render_sa
 from helpers import ROOT
 
 SCHEMA = json.loads((Path(__file__).parent / "fixtures" / "sarif" / "sarif-2.1.0-rtm.5.json").read_text())
+# The OASIS 2.1.0 schema is stricter than rtm.5 here: a region says where it starts.
+SCHEMA["definitions"]["region"]["anyOf"] = [{"required": [k]} for k in ("startLine", "charOffset", "byteOffset")]
 VALIDATOR = jsonschema.Draft4Validator(SCHEMA, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
 
 
@@ -43,8 +45,13 @@ def trinkets(tmp_path, monkeypatch) -> Path:
 
 
 def test_the_validator_is_strict_enough_to_catch_a_bad_log():
-    bad = {"version": "2.1.0", "runs": [{"tool": {"driver": {}}, "results": [{"level": "fatal"}]}]}
-    assert len(schema_errors(bad)) >= 3  # driver.name, result.message, the level
+    where = {"physicalLocation": {"artifactLocation": {"uri": "a.yaml"}, "region": {"startColumn": 2}}}
+    result = {"level": "fatal", "locations": [where]}
+    errors = schema_errors({"version": "2.1.0", "runs": [{"tool": {"driver": {}}, "results": [result]}]})
+    assert any("'name' is a required property" in e for e in errors)
+    assert any("'message' is a required property" in e for e in errors)
+    assert any("'fatal' is not one of" in e for e in errors)
+    assert any(e.startswith("runs/0/results/0/locations/0/physicalLocation/region") for e in errors)
 
 
 def test_sarif_of_a_broken_pack_is_valid_and_places_every_finding(trinkets):

@@ -27,13 +27,12 @@ class ChangedLines:
     files: set[Path] = field(default_factory=set)  # every changed file, also one with deletions only
     whole: set[Path] = field(default_factory=set)  # untracked files: every line is new
 
-    def touches(self, span: Span) -> bool:
-        """Does the span start on a changed line (or, without a line, lie in a changed file)?"""
+    def touches(self, span: Span, primary: bool = True) -> bool:
+        """Does the span cover a changed line (or, without a line, lie in a changed file)? A finding about no
+        file at all ("no such pack") is about the command line, not the history: it always counts."""
         path = _resolve(span.file)
-        if path is None:
-            return False
-        if not path.exists():  # "no such file" findings are about the command line, not about the history
-            return True
+        if path is None or not path.is_file():
+            return primary
         if path in self.whole:
             return True
         if span.line <= 0:
@@ -45,7 +44,7 @@ class ChangedLines:
     def reports(self, d: Diagnostic) -> bool:
         """A finding counts when it, or one of its notes (say, the macro body behind an error at a call), is on a
         changed line."""
-        return self.touches(d.span) or any(self.touches(s) for _, s in d.notes)
+        return self.touches(d.span) or any(self.touches(s, primary=False) for _, s in d.notes)
 
 
 def _resolve(file: str) -> Path | None:

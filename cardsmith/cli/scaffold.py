@@ -131,7 +131,6 @@ def new_pack(name: str, parent: str | None, where: str) -> None:
     if dest.exists() or dest.is_symlink():
         _fail(f"'{dest}' already exists; choose another name, or another folder with --dir")
     values = {"id": name, "name": _title(name)}
-    extra: dict[str, str] = {}
     kind = "pack"
     if parent is not None:
         kind = "expansion"
@@ -143,7 +142,7 @@ def new_pack(name: str, parent: str | None, where: str) -> None:
             out = tmp / rel
             out.parent.mkdir(parents=True, exist_ok=True)
             ref = schema_ref(out, _schema_kind(rel), tmp, final_pack=dest)
-            out.write_text(_fill(template.read_text(encoding="utf-8"), {**values, **extra, "schema": ref}),
+            out.write_text(_fill(template.read_text(encoding="utf-8"), {**values, "schema": ref}),
                            encoding="utf-8")
         umask = os.umask(0o022)
         os.umask(umask)
