@@ -13,6 +13,7 @@ with a RuntimeFault that names the program and its source line.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -217,6 +218,8 @@ class Linker:
         self.in_play = {z for z, d in pack.zones.items() if d.get("in-play")}
         self.geo = {z: geometry(d) for z, d in pack.zones.items()}
         self.ortho = {z: geometry({**d, "adjacency": 4}) for z, d in pack.zones.items()}
+        # every verb some trigger of the pack listens for: an event of another verb starts nothing
+        self.trigger_verbs = frozenset(t.verb for c in pack.cards for t in c.triggers)
 
     def link(self, code: Code) -> Linked:
         key = id(code)
@@ -225,7 +228,7 @@ class Linker:
             ops = [self._prepare(ins) for ins in code.ops]
             ops.append((op_RETURN,))
             if FUSE:
-                ops = fuse(code, ops, self.pack)
+                ops = fuse(code, ops, self)
             lc = self.cache[key] = Linked(code, ops)
         return lc
 
@@ -584,6 +587,8 @@ class VM:
     # --- events
     def fire(self, f: Frame, verb: str, seat: int, card: int | None, name: str | None) -> Any:
         """Start every live trigger that matches; they run before the emitting program goes on."""
+        if verb not in self.linker.trigger_verbs:
+            return None
         st = self.state
         started = []
         for tid in list(st.live_triggers):
@@ -1595,7 +1600,7 @@ def _entry_points(code: Code) -> set[int]:
     return heads
 
 
-def fuse(code: Code, ops: list[tuple], pack: CompiledPack) -> list[tuple]:
+def fuse(code: Code, ops: list[tuple], linker: Linker) -> list[tuple]:
     """The prepared instructions with each run of two or more replaced (at its start) by a superinstruction."""
     heads = _entry_points(code)
     n = len(code.ops)
@@ -1605,22 +1610,109 @@ def fuse(code: Code, ops: list[tuple], pack: CompiledPack) -> list[tuple]:
         while end < n and end not in heads:
             end += 1
         if end - start >= 2:
-            out[start] = (_fuse_on_first_run, code, ops, start, end, out)
+            out[start] = (_fuse_on_first_run, code, ops, start, end, out, linker)
     return out
 
 
 def _fuse_on_first_run(vm, f, ins):
     """A run is compiled when it first runs (most card abilities never run in a given game); it then
     takes this instruction's place in the shared instruction list."""
-    _, code, ops, start, end, out = ins
-    fn = _compile_run(code, ops, start, end)
+    _, code, ops, start, end, out, linker = ins
+    fn = _compile_run(code, ops, start, end, linker)
     new = (fn,) if fn is not None else ops[start]
     out[start] = new
     return new[0](vm, f, new)
 
 
-def _compile_run(code: Code, ops: list[tuple], start: int, end: int):
-    consts: dict[str, Any] = {"_div": _div}
+def _param_value(v: Any) -> int:
+    return v if isinstance(v, int) else len(v)
+
+
+# Opcodes that change counters or read card facts, written inline in a run when the pack allows it (the
+# counter's store, bounds and whether any trigger listens are known when the pack is linked). The code
+# does what the handler does, in the same order; the stack is written back and `pc` set before `fire`,
+# which may start trigger programs, exactly as before a handler call.
+_EFFECTS = frozenset({"GAIN", "LOSE", "SCORE", "BOOL", "PARAM", "PIECES", "STAT", "HAS", "PLAYER"})
+_INT_ATOM = re.compile(r"\((-?\d+)\)")
+
+
+def _inline_effect(linker: Linker, raw: list, k: int, const, temp, pop, flush, sym: list, lines: list) -> bool:
+    """Append the inline code of effect opcode `raw` (at index k) to `lines`; False: call its handler."""
+    name = raw[0]
+    pack = linker.pack
+    if name == "BOOL":
+        sym.append(temp(f"bool({pop()})"))
+        return True
+    if name == "PARAM":
+        sym.append(temp(f"_param(st.params[{const(raw[1])}])"))
+        return True
+    if name == "PLAYER":
+        if raw[1] != "you":
+            return False
+        sym.append(temp("f.you"))
+        return True
+    if name in ("PIECES", "STAT"):
+        c = pop()
+        key = const(raw[1])
+        if name == "STAT":
+            sym.append(temp(f"0 if {c} is None else vm.stat(st.cards[{c}], {key}, f.you)"))
+        else:
+            if raw[1].endswith("@"):
+                key = f"({key} + str(f.you))"
+            sym.append(temp(f"0 if {c} is None else st.cards[{c}].pieces.get({key}, 0)"))
+        return True
+    if name == "SCORE":
+        n = pop()
+        lines.append(f" sc = st.scores[f.you]; step = f.step or 'vp'; sc[step] = sc.get(step, 0) + {n}")
+        lines.append(" if vm.log is not None:")
+        lines.append(f"  vm.log.append(('score', f.you, step, {n}))")
+        return True
+    counter = raw[1]
+    if counter in pack.resources:
+        store, decl = "st.counters[f.you]", pack.resources[counter]
+    elif counter in pack.counters:
+        store, decl = "st.globals", pack.counters[counter]
+    else:
+        return False  # the handler reports it
+    key = const(counter)
+    if name == "HAS":
+        need = pop()
+        sym.append(temp(f"{store}.get({key}, 0) >= {need}"))
+        return True
+    if name == "LOSE" and linker.any_prevent:
+        return False
+    n = pop()
+    m = _INT_ATOM.fullmatch(n)
+    if m is not None and int(m.group(1)) <= 0:
+        return True  # gains or loses nothing
+    flush()
+    pad = "" if m is not None else " "
+    if m is None:
+        lines.append(f" if {n} > 0:")
+    verb = name.lower()
+    lines.append(f"{pad} d = {store}")
+    if name == "GAIN":
+        lines.append(f"{pad} v = d.get({key}, 0) + {n}")
+        if decl.get("max") is not None:
+            lines.append(f"{pad} if v > {const(decl['max'])}: v = {const(decl['max'])}")
+    else:
+        lines.append(f"{pad} v = d.get({key}, 0) - {n}")
+        lo = const(decl.get("min", 0))
+        lines.append(f"{pad} if v < {lo}: v = {lo}")
+    lines.append(f"{pad} d[{key}] = v")
+    lines.append(f"{pad} if vm.log is not None:")
+    lines.append(f"{pad}  vm.log.append(({verb!r}, f.you, {key}, {n}))")
+    if verb in linker.trigger_verbs:
+        lines.append(f"{pad} if st.live_triggers:")
+        lines.append(f"{pad}  f.pc = {k + 1}")
+        lines.append(f"{pad}  r = vm.fire(f, {verb!r}, f.you, None, {key})")
+        lines.append(f"{pad}  if r is not None:")
+        lines.append(f"{pad}   return r")
+    return True
+
+
+def _compile_run(code: Code, ops: list[tuple], start: int, end: int, linker: Linker):
+    consts: dict[str, Any] = {"_div": _div, "_param": _param_value}
     lines = ["def run(vm, f, ins):", " st = vm.state", " s = f.stack"]
     sym: list[str] = []  # the top of the stack, as atoms (temporaries or literals), bottom first
     temps = 0
@@ -1654,6 +1746,8 @@ def _compile_run(code: Code, ops: list[tuple], start: int, end: int):
     for k in range(start, end):
         raw = code.ops[k]
         name = raw[0]
+        if name in _EFFECTS and _inline_effect(linker, raw, k, const, temp, pop, flush, sym, lines):
+            continue
         if name not in _INLINE:
             flush()
             consts[f"H{k}"], consts[f"I{k}"] = ops[k][0], ops[k]

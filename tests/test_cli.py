@@ -105,3 +105,16 @@ def test_packs_lists_earth():
     res = run("packs", "--json")
     rows = json.loads(res.output)
     assert any(r["id"] == "earth" and r["ok"] for r in rows)
+
+
+def test_a_reader_that_leaves_early_is_not_an_error():
+    # `cardsmith describe earth | head -1`: no "internal error", no traceback, the exit code of SIGPIPE
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "cardsmith", "describe", "earth"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) in (0, 141) and "internal error" not in err and "Traceback" not in err

@@ -25,6 +25,11 @@ class _Group(click.Group):
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
+        except BrokenPipeError:
+            # `cardsmith ... | head`: the reader left; stop quietly, as Unix tools do.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(141)
         except Exception as e:  # an internal error: say so plainly, exit 2
             if os.environ.get("CARDSMITH_DEBUG"):
                 traceback.print_exc()
