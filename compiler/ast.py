@@ -394,9 +394,19 @@ class Source(Node):
 
 
 @dataclass(frozen=True)
+class Cell(Node):
+    """'at row R column C': one cell of a board zone (1-based, as geometry labels them)."""
+
+    row: Expr
+    column: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class Dest(Node):
     zone: ZoneRef
     end: str | None = None
+    cell: Cell | None = None  # a board's cell named by the program; None: the player chooses
     span: Span = _span()
 
 

@@ -209,11 +209,26 @@ class Checker:
     def s_Move(self, s: A.Move, ctx: Context) -> None:
         self.amount(s.amount, ctx)
         self.source(s.source, ctx)
-        self.zone(s.dest.zone, ctx, single=True)
+        self.dest(s.dest, ctx)
 
     def s_MoveCard(self, s: A.MoveCard, ctx: Context) -> None:
         self.cardref(s.card, ctx)
-        self.zone(s.dest.zone, ctx, single=True)
+        self.dest(s.dest, ctx)
+
+    def dest(self, d: A.Dest, ctx: Context) -> None:
+        self.zone(d.zone, ctx, single=True)
+        if d.cell is None:
+            return
+        entry = self.voc.zones.get(d.zone.name)
+        kind = entry.value.get("kind") if entry is not None else None
+        if kind is not None and kind not in ("grid", "hex"):
+            self.err(ctx, "E102", f"'at row ... column ...' names a cell of a board; zone '{d.zone.name}' is a "
+                     f"{kind}, not a grid or hex zone", d.cell.span,
+                     hint="drop 'at row ... column ...', or move to a grid or hex zone")
+        # The cell is worked out as each card moves, with that card as 'it'.
+        inner = replace(ctx, has_it=True)
+        self.expect(d.cell.row, "int", inner)
+        self.expect(d.cell.column, "int", inner)
 
     def s_Place(self, s: A.Place, ctx: Context) -> None:
         self.amount(s.amount, ctx)
@@ -252,6 +267,11 @@ class Checker:
                 self._payable(s, ctx)
             if isinstance(s, A.Move) and s.amount.kind != "exact":
                 self.err(ctx, "E105", "a cost must name an exact number of cards", s.span)
+            if isinstance(s, A.Move | A.MoveCard) and s.dest.cell is not None:
+                self.err(ctx, "E105", "a move to a named cell cannot be a cost: the cell may be taken, and then "
+                         "the card stays where it is", s.dest.cell.span,
+                         hint="test the cell first: 'if count(card in ZONE where row of it = R and column of it "
+                         "= C) = 0: ...'")
             return
         if isinstance(s, A.Call):
             self.stmt(s, ctx)

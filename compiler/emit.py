@@ -163,7 +163,7 @@ class Emitter:
         loop = self.op("COUNTDOWN", None)
         self.op("TAKE", src, optional)
         stop = self.op("JUMP_IF_NOT", None)
-        self.op("PUT", self.dest(s.dest), s.face)
+        self.put(s.dest, s.face)
         self.op("JUMP", loop)
         self.patch(stop)
         self.op("POP")
@@ -175,11 +175,20 @@ class Emitter:
             self.op("THIS")
             self.op("FOR_CARDS", {"card_on_stack": True})
             j = self.op("NEXT_CARD", None)
-            self.op("PUT", self.dest(s.dest), s.face)
+            self.put(s.dest, s.face)
             self.op("JUMP", j)
             self.patch(j)
             return
-        self.op("PUT", self.dest(s.dest), s.face)
+        self.put(s.dest, s.face)
+
+    def put(self, d: A.Dest, face: str | None) -> None:
+        """Put 'it' in the destination; a named cell is worked out here, with the card being moved as 'it'."""
+        if d.cell is None:
+            self.op("PUT", self.dest(d), face)
+            return
+        self.expr(d.cell.row)
+        self.expr(d.cell.column)
+        self.op("PUT_CELL", self.dest(d), face)
 
     def s_Place(self, s: A.Place) -> None:
         self.pieces(s.amount, s.piece, s.target, "add", s.owned)

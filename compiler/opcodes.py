@@ -104,6 +104,10 @@ OPS: tuple[Op, ...] = (
     Op("CAN_TAKE", ("source",), "n -- b", "Whether a source holds at least n cards (cost check)."),
     Op("PUT", ("dest", "face"), "--", "Move 'it' to a zone: a pile's top or bottom, a row's end, or a grid "
        "cell the player chooses among the legal ones.", "move it to tableau", decides=True),
+    Op("PUT_CELL", ("dest", "face"), "row col --", "Move 'it' to the cell at a row and column (1-based) of a "
+       "board zone. The card stays where it is when there is no such cell or it is not a legal place (taken, or "
+       "not next to a card on a board with placement: adjacent).",
+       "move it to orchard at row 2 column 3 -> PUT_CELL"),
     Op("CAN_PUT", ("dest",), "-- b", "Whether 'it' has a legal place in the destination."),
     Op("PICK_HOLDER", ("target", "piece", "mode", "optional"), "-- b", "Choose a card that can take "
        "(mode add) or give up (mode remove) one piece, as 'it'; not a card another player reserved.",

@@ -494,7 +494,13 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def dest(self, meta, items):
         end = items[0] if isinstance(items[0], str) else None
-        return A.Dest(items[-1], end, span=self._s(meta))
+        cell = items[-1] if isinstance(items[-1], A.Cell) else None
+        zone = items[-2] if cell is not None else items[-1]
+        return A.Dest(zone, end, cell, span=self._s(meta))
+
+    @v_args(meta=True)
+    def cell(self, meta, items):
+        return A.Cell(items[0], items[1], span=self._s(meta))
 
     @v_args(meta=True)
     def move(self, meta, items):

@@ -71,7 +71,8 @@ def _source(s: A.Source) -> str:
 
 
 def _dest(d: A.Dest) -> str:
-    return (f"{d.end} of " if d.end else "") + text(d.zone)
+    cell = f" at row {text(d.cell.row)} column {text(d.cell.column)}" if d.cell else ""
+    return (f"{d.end} of " if d.end else "") + text(d.zone) + cell
 
 
 def _target(t) -> str:

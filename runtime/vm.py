@@ -206,10 +206,10 @@ class Linker:
             [(m.stat, self.pred(m.query["filters"]), m.amount,
               frozenset(z for z, _ in m.query["zones"]) or None) for m in c.modifiers] for c in pack.cards]
         # 'prevent ...' per card: (names, only opponents, scope "this" | "you"); checked only when a
-        # counter is lost or a piece removed, so a pack without any costs nothing
+        # counter or piece named in some prohibition is lost or removed, so other losses cost nothing
         self.prevents: list[tuple] = [
             tuple((frozenset(p["names"]), p["opponents"], p["scope"]) for p in c.prevents) for c in pack.cards]
-        self.any_prevent = any(self.prevents)
+        self.prevent_names = frozenset(n for ps in self.prevents for names, _, _ in ps for n in names)
         self.prevent_anyone = any(not opp for ps in self.prevents for _, opp, _ in ps)
         self.on_empty = {z: self.link(c) for z, c in pack.zone_on_empty.items()}
         self.when_full = {p: self.link(c) for p, c in pack.piece_when_full.items()}
@@ -246,7 +246,7 @@ class Linker:
             src = args[0]
             pred = self.pred(src["filters"]) if src["filters"] else None
             args[0] = (src["zone"][0], src["zone"][1], src["end"], pred, bool(src.get("all")))
-        elif name in ("PUT", "CAN_PUT"):
+        elif name in ("PUT", "CAN_PUT", "PUT_CELL"):
             d = args[0]
             args[0] = (d["zone"][0], d["zone"][1], d["end"])
         elif name == "MATCH":
@@ -573,7 +573,7 @@ class VM:
             for names, opp, scope in lk.prevents[card.defn]:
                 if scope == "this" and name in names and (opponent or not opp):
                     return True
-        if seat < 0:
+        if seat < 0 or (card is None and name not in self.pack.resources):  # shared counters are nobody's
             return False
         for z in lk.in_play:
             for cid in st.zones.get((z, seat), ()):
@@ -1079,7 +1079,7 @@ def op_LOSE(vm, f, ins):
     if n <= 0:
         return None
     name = ins[1]
-    if vm.linker.any_prevent and vm.prevented(f, name, f.you):
+    if name in vm.linker.prevent_names and vm.prevented(f, name, f.you):
         return None
     store, decl = _counter_target(vm, f, name)
     v = store.get(name, 0) - n
@@ -1109,7 +1109,10 @@ def op_SET(vm, f, ins):
 def op_HAS(vm, f, ins):
     name = ins[1]
     store, _ = _counter_target(vm, f, name)
-    f.stack[-1] = store.get(name, 0) >= f.stack[-1]
+    n = f.stack[-1]
+    # a loss a 'prevent' stops cannot pay a cost
+    f.stack[-1] = store.get(name, 0) >= n and not (n > 0 and name in vm.linker.prevent_names
+                                                   and vm.prevented(f, name, f.you))
 
 
 def op_UPTO(vm, f, ins):
@@ -1216,6 +1219,22 @@ def op_PUT(vm, f, ins):
     return None
 
 
+def op_PUT_CELL(vm, f, ins):
+    (zname, mode, _), face = ins[1], ins[2]
+    col = f.stack.pop()
+    row = f.stack.pop()
+    cid = f.it
+    if cid is None:
+        return None
+    seat = _owner(vm, mode, f)
+    geo = vm.linker.geo[zname]
+    cell = geo.cell(row, col) if geo is not None else None  # the checker allows boards only
+    # A cell that does not exist, is taken or breaks the board's placement rule: the card stays where it is.
+    if cell is not None and cell in _legal_cells(vm, zname, seat):
+        vm.move(cid, zname, seat, pos=cell, face=face)
+    return None
+
+
 def op_CAN_PUT(vm, f, ins):
     zname, mode, _ = ins[1]
     seat = _owner(vm, mode, f)
@@ -1245,7 +1264,7 @@ def op_PICK_HOLDER(vm, f, ins):
         found = [c for c in vm.query(q, f) if (room := _room(vm, cards[c], piece, f.you)) is None or room > 0]
     else:
         found = [c for c in vm.query(q, f) if cards[c].pieces.get(piece, 0) > 0
-                 and not (vm.linker.any_prevent and vm.prevented(f, piece, cards[c].seat, cards[c]))]
+                 and not (piece in vm.linker.prevent_names and vm.prevented(f, piece, cards[c].seat, cards[c]))]
     if found:
         found = _unreserved(vm, found, f.you)
     if not found:
@@ -1300,7 +1319,7 @@ def op_TAKE_PIECES(vm, f, ins):
         return None
     card = vm.state.cards[cid]
     n = min(n, card.pieces.get(piece, 0))
-    if n <= 0 or (vm.linker.any_prevent and vm.prevented(f, piece, card.seat, card)):
+    if n <= 0 or (piece in vm.linker.prevent_names and vm.prevented(f, piece, card.seat, card)):
         return None
     card.pieces[piece] -= n
     if owned:
@@ -1316,7 +1335,7 @@ def op_TAKE_PIECES(vm, f, ins):
 def op_CAN_REMOVE(vm, f, ins):
     piece, target = ins[1], ins[2]
     cards = vm.state.cards
-    guard = vm.linker.any_prevent
+    guard = piece in vm.linker.prevent_names
     if isinstance(target, Query):
         have = sum(cards[c].pieces.get(piece, 0) for c in vm.query(target, f)
                    if not (guard and vm.prevented(f, piece, cards[c].seat, cards[c])))
@@ -1583,7 +1602,7 @@ _BIN_INLINE = {"+": "({a} + {b})", "-": "({a} - {b})", "*": "({a} * {b})", "/": 
                "<": "({a} < {b})", "<=": "({a} <= {b})", ">": "({a} > {b})", ">=": "({a} >= {b})"}
 
 
-def _entry_points(code: Code) -> set[int]:
+def _entry_points(code: Code, pack: CompiledPack | None = None) -> set[int]:
     from cardsmith.compiler.opcodes import BY_NAME
 
     heads = {0}
@@ -1595,14 +1614,30 @@ def _entry_points(code: Code) -> set[int]:
             heads.update(ins[1])
         op = BY_NAME.get(name)
         if name in ("JUMP", "SWITCH", "RUN_ABILITY", "EMIT", "END_GAME") or name.startswith("NEXT_") or \
-                (op is not None and op.decides):
+                (op is not None and op.decides and not _never_asks(ins, pack)):
             heads.add(i + 1)  # resumed here after a decision, or after the frames it started
     return heads
 
 
+def _never_asks(ins: list, pack: CompiledPack | None) -> bool:
+    """A decision opcode that, as prepared for this pack, can never ask: taking the top card of a pile
+    (a draw) or putting a card into a zone without cells. It need not end a run (a run may stop in the
+    middle anyway: what follows then runs one instruction at a time)."""
+    if pack is None:
+        return False
+    if ins[0] == "TAKE":
+        src, optional = ins[1], ins[2]
+        zone = pack.zones.get(src["zone"][0], {})
+        return not optional and (bool(src.get("all")) or (zone.get("kind") == "pile" and not src["filters"]))
+    if ins[0] == "PUT":
+        zone = pack.zones.get(ins[1]["zone"][0])
+        return zone is not None and geometry(zone) is None
+    return False
+
+
 def fuse(code: Code, ops: list[tuple], linker: Linker) -> list[tuple]:
     """The prepared instructions with each run of two or more replaced (at its start) by a superinstruction."""
-    heads = _entry_points(code)
+    heads = _entry_points(code, linker.pack)
     n = len(code.ops)
     out = list(ops)
     for start in sorted(h for h in heads if h < n):
@@ -1632,7 +1667,7 @@ def _param_value(v: Any) -> int:
 # counter's store, bounds and whether any trigger listens are known when the pack is linked). The code
 # does what the handler does, in the same order; the stack is written back and `pc` set before `fire`,
 # which may start trigger programs, exactly as before a handler call.
-_EFFECTS = frozenset({"GAIN", "LOSE", "SCORE", "BOOL", "PARAM", "PIECES", "STAT", "HAS", "PLAYER"})
+_EFFECTS = frozenset({"GAIN", "LOSE", "SCORE", "BOOL", "PARAM", "PIECES", "STAT", "HAS", "PLAYER", "TAKE", "PUT"})
 _INT_ATOM = re.compile(r"\((-?\d+)\)")
 
 
@@ -1661,6 +1696,8 @@ def _inline_effect(linker: Linker, raw: list, k: int, const, temp, pop, flush, s
                 key = f"({key} + str(f.you))"
             sym.append(temp(f"0 if {c} is None else st.cards[{c}].pieces.get({key}, 0)"))
         return True
+    if name in ("TAKE", "PUT"):
+        return _inline_move(linker, raw, k, const, temp, flush, sym, lines)
     if name == "SCORE":
         n = pop()
         lines.append(f" sc = st.scores[f.you]; step = f.step or 'vp'; sc[step] = sc.get(step, 0) + {n}")
@@ -1675,12 +1712,12 @@ def _inline_effect(linker: Linker, raw: list, k: int, const, temp, pop, flush, s
     else:
         return False  # the handler reports it
     key = const(counter)
+    if name in ("HAS", "LOSE") and counter in linker.prevent_names:
+        return False  # the handler asks whether a 'prevent' stops the loss
     if name == "HAS":
         need = pop()
         sym.append(temp(f"{store}.get({key}, 0) >= {need}"))
         return True
-    if name == "LOSE" and linker.any_prevent:
-        return False
     n = pop()
     m = _INT_ATOM.fullmatch(n)
     if m is not None and int(m.group(1)) <= 0:
@@ -1711,8 +1748,49 @@ def _inline_effect(linker: Linker, raw: list, k: int, const, temp, pop, flush, s
     return True
 
 
+def _seat_code(mode: str, const) -> str:
+    return "f.you" if mode == "you" else f"({SHARED})" if mode == "shared" else f"_owner(vm, {const(mode)}, f)"
+
+
+def _inline_move(linker: Linker, raw: list, k: int, const, temp, flush, sym: list, lines: list) -> bool:
+    """A draw, inline: TAKE of the top (or bottom) card of a pile, and PUT into a zone without cells.
+    Anything else, and an empty pile (refilled by its on-empty program), goes to the handler."""
+    if not _never_asks(raw, linker.pack):
+        return False
+    if raw[0] == "PUT":
+        dest, face = raw[1], raw[2]
+        zname, mode = dest["zone"]
+        if linker.pack.zones[zname]["kind"] == "slot":
+            return False
+        lines.append(" c = f.it")
+        lines.append(" if c is not None:")
+        lines.append(f"  vm.move(c, {const(zname)}, {_seat_code(mode, const)}, {const(dest['end'])}, -1, "
+                     f"{const(face)})")
+        return True
+    src = raw[1]
+    zname, mode = src["zone"]
+    if src.get("all") or linker.pack.zones[zname]["kind"] != "pile":
+        return False
+    flush()
+    got = f"t_take{k}"
+    handler = linker._prepare(raw)
+    lines.append(f" z = st.zones[({const(zname)}, {_seat_code(mode, const)})]")
+    lines.append(" if z:")
+    lines.append(f"  f.it = z[{0 if src['end'] == 'bottom' else -1}]")
+    lines.append("  f.refill = -1")
+    lines.append(f"  {got} = True")
+    lines.append(" else:")
+    lines.append(f"  f.pc = {k + 1}")
+    lines.append(f"  r = {const(handler[0])}(vm, f, {const(handler)})")
+    lines.append(f"  if r is not None or f.pc != {k + 1}:")
+    lines.append("   return r")
+    lines.append(f"  {got} = s.pop()")
+    sym.append(got)
+    return True
+
+
 def _compile_run(code: Code, ops: list[tuple], start: int, end: int, linker: Linker):
-    consts: dict[str, Any] = {"_div": _div, "_param": _param_value}
+    consts: dict[str, Any] = {"_div": _div, "_param": _param_value, "_owner": _owner}
     lines = ["def run(vm, f, ins):", " st = vm.state", " s = f.stack"]
     sym: list[str] = []  # the top of the stack, as atoms (temporaries or literals), bottom first
     temps = 0

@@ -40,6 +40,7 @@ CARDS = [
      "abilities": {"ongoing": "prevent opponents remove gold or token from you"}},
     {"id": "pen", "name": "Pen", "type": "unit", "abilities": {"ongoing": "prevent remove token from this"}},
     {"id": "nest", "name": "Nest", "type": "unit"},
+    {"id": "toll", "name": "Toll", "type": "unit", "abilities": {"act": "each opponent: pay 2 gold: gain 3 wood"}},
 ]
 
 
@@ -69,6 +70,13 @@ def test_opponents_cannot_take_protected_counters(tmp_path, pack):
     c = out.game.state.counters
     assert (c[1]["gold"], c[1]["wood"]) == (5, 3)  # gold is protected, wood is not
     assert (c[2]["gold"], c[2]["wood"]) == (3, 3)  # no prohibition: both go
+
+
+def test_a_stopped_loss_cannot_pay_a_cost(tmp_path, pack):
+    out = _act(tmp_path, pack, [["toll"], ["shield"], ["nest"]])
+    c = out.game.state.counters
+    assert (c[1]["gold"], c[1]["wood"]) == (5, 5)  # the shielded player cannot pay, so gets nothing
+    assert (c[2]["gold"], c[2]["wood"]) == (3, 8)
 
 
 def test_your_own_abilities_still_take_from_you(tmp_path, pack):
