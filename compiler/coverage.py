@@ -28,6 +28,7 @@ CONSTRUCTS: dict[type, str | None] = {
     A.EndGame: "end the game", A.Shuffle: "shuffle", A.Modify: "modify (continuous)",
     A.ActivateTiming: "activate timing", A.ActivateCopy: "activate a card's ability", A.Mark: "mark flag",
     A.Flip: "flip", A.Reveal: "reveal", A.ChooseX: "choose X", A.Move: "move cards", A.MoveCard: "move it/this",
+    A.Cell: "move to a named cell",
     A.Place: "place pieces", A.Remove: "remove pieces", A.Costed: "cost: effect", A.ForEach: "for each",
     A.ChooseOne: "choose one", A.ChooseCard: "choose a card", A.Trigger: "when (trigger)",
     A.Count: "count()", A.SumOf: "sum()", A.CardIs: "card is (test)", A.Attr: "X of (stat or counter)",

@@ -669,7 +669,8 @@ class EnglishRenderer(Renderer):
 
     def dest(self, d: A.Dest) -> str:
         end = {"top": "the top of ", "bottom": "the bottom of "}.get(d.end or "", "")
-        return f"{end}{self.zone(d.zone)}"
+        cell = f" at row {self.number(d.cell.row)}, column {self.number(d.cell.column)}" if d.cell else ""
+        return f"{end}{self.zone(d.zone)}{cell}"
 
     def adjective(self, f) -> str | None:
         if isinstance(f, A.TraitIs):

@@ -389,6 +389,8 @@ class JapaneseRenderer(Renderer):
 
     def dest(self, d: A.Dest) -> str:
         end = {"top": "の上", "bottom": "の下"}.get(d.end or "", "")
+        if d.cell is not None:
+            return f"{self.zone(d.zone)}の{self.number(d.cell.row)}行目{self.number(d.cell.column)}列目のマス"
         return f"{self.zone(d.zone)}{end}"
 
     def modifier(self, f) -> str:

@@ -274,17 +274,38 @@ class Linker:
 
     def pred(self, filters: list):
         """A predicate (vm, frame, card) -> bool for a filter list (all must hold)."""
-        tests = [self._filter(f) for f in filters]
-        if not tests:
+        if not filters:
             return lambda vm, f, c: True
-        if len(tests) == 1:
-            return tests[0]
-        # One function testing each in turn (every filter test returns a bool, so 'and' gives what all() gives).
-        names = {f"t{i}": t for i, t in enumerate(tests)}
-        ns = dict(names)
-        exec(compile("def every(vm, f, c):\n return " + " and ".join(f"{n}(vm, f, c)" for n in names) + "\n",
-                     "<filters>", "exec"), ns)
+        # One generated function testing each in turn, the common tests written out inline (every test is
+        # a bool, so 'and' gives what all() gives); other filters call their function from `_filter`.
+        ns: dict[str, Any] = {"traits": self.traits, "cards": self.pack.cards}
+        body = " and ".join(self._filter_code(flt, ns) for flt in filters)
+        exec(compile(f"def every(vm, f, c):\n return {body}\n", "<filters>", "exec"), ns)
         return ns["every"]
+
+    def _filter_code(self, flt: list, ns: dict) -> str:
+        """Python source of one filter test over card `c` (constants go into `ns`)."""
+        def const(v) -> str:
+            name = f"k{len(ns)}"
+            ns[name] = v
+            return name
+
+        kind = flt[0]
+        if kind == "trait":
+            return f"not {const(frozenset(flt[2]))}.isdisjoint(traits[c.defn].get({const(flt[1])}, ()))"
+        if kind == "zone":
+            return f"(c.zone in {const(frozenset(flt[1]))})"
+        if kind == "type":
+            return f"(cards[c.defn].type in {const(frozenset(flt[1]))})"
+        if kind == "flag":
+            return f"({const(flt[1])} in c.flags)"
+        if kind == "piece":
+            return f"(c.pieces.get({const(flt[1])}, 0) > 0)"
+        if kind == "not":
+            return f"(not {self._filter_code(flt[1], ns)})"
+        if kind == "not-this":
+            return "(c.id != f.this)"
+        return f"{const(self._filter(flt))}(vm, f, c)"
 
     def _filter(self, flt: list):
         kind = flt[0]
@@ -891,8 +912,12 @@ def op_NEIGHBOURS(vm, f, ins):
             return
         grid = vm.state.zones[(zname, _owner(vm, mode, f))]
         cards, pred = vm.state.cards, q.pred
-        f.stack[-1] = sum(1 for nb in vm.linker.geo[zname].neighbours[card.pos]
-                          if grid[nb] is not None and (pred is None or pred(vm, f, cards[grid[nb]])))
+        n = 0
+        for nb in vm.linker.geo[zname].neighbours[card.pos]:
+            c = grid[nb]
+            if c is not None and (pred is None or pred(vm, f, cards[c])):
+                n += 1
+        f.stack[-1] = n
         return
     zname, seat, geo, members = _board(vm, ins[1], f)
     card = vm.state.cards[cid] if cid is not None else None

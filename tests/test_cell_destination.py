@@ -120,3 +120,14 @@ def test_cell_cannot_be_a_cost(tmp_path):
 def test_cell_that_is_not_a_number_is_an_error(tmp_path):
     result, _, _ = _compile_with(tmp_path, "move this to board at row gold >= 1 column 1")
     assert any(d.code == "E102" and "expected a number" in d.message for d in result.diagnostics.items)
+
+
+def test_card_text_names_the_cell_in_english_and_japanese(tmp_path):
+    from cardsmith.compiler.describe import Describer
+
+    result, _, _ = _compile_with(tmp_path, "move this to board at row 2 column bonus - 1")
+    assert result.ok, result.diagnostics.items[:3]
+    en = Describer(result, "en").ability("mover", "act")
+    ja = Describer(result, "ja").ability("mover", "act")
+    assert "board at row 2, column 3" in en, en
+    assert "2行目3列目のマス" in ja, ja
