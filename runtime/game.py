@@ -38,12 +38,14 @@ class GameResult:
     decisions: int
     log_hash: str = ""
     agents: list[str] = field(default_factory=list)
+    played: list[list[str]] = field(default_factory=list)  # per seat: cards played (simulate fills it)
+    shared_counters: dict[str, int] = field(default_factory=dict)  # at the end: generation, temperature, ...
 
     def to_json(self) -> dict:
         return {"seed": self.seed, "players": self.players, "totals": self.totals, "steps": self.steps,
                 "winners": self.winners, "tiebreaks": self.tiebreaks, "capped": self.capped,
                 "turns": self.turns, "decisions": self.decisions, "log_hash": self.log_hash,
-                "agents": self.agents}
+                "agents": self.agents, "shared_counters": self.shared_counters}
 
 
 class Game:

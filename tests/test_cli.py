@@ -118,3 +118,11 @@ def test_a_reader_that_leaves_early_is_not_an_error():
     proc.stdout.close()
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) in (0, 141) and "internal error" not in err and "Traceback" not in err
+
+
+def test_simulate_json_reports_the_shared_counters_at_the_end():
+    # how a game ended: Terraforming Mars' three parameters at their maximum, and its generation count
+    res = run("simulate", "terraforming-mars", "-n", "1", "-p", "2", "--seed", "3", "--no-progress", "--json")
+    game = json.loads(res.stdout)["games"][0]
+    end = game["shared_counters"]
+    assert (end["temperature"], end["oxygen"], end["oceans"]) == (8, 14, 9) and end["generation"] >= 1
