@@ -202,7 +202,9 @@ class Renderer:
     def __init__(self, lex: Lexicon, mode: str = "card", fallbacks: list | None = None,
                  macro_sections: set[str] | None = None) -> None:
         self.lex = lex
-        self.mode = mode  # card: self-contained text; rules: a macro with its own section is named
+        # card: self-contained text; rules: a macro with its own section is named; source: a macro the
+        # glossary gives no phrase is named by its call as written (see Describer.source)
+        self.mode = mode
         self.fallbacks = fallbacks if fallbacks is not None else []
         self.macro_sections = macro_sections or set()
 
@@ -274,10 +276,13 @@ class Renderer:
     def macro(self, g: A.Group) -> Clause:
         info = call_info(g)
         phrase = self.lex.phrase(g.macro or "")
-        if phrase is not None and all(self.plain_arg(a) for a in info.args.values()):  # see uses_phrase
+        # see uses_phrase; a decision's option (source mode) is better short than self-contained
+        if phrase is not None and (self.mode == "source" or all(self.plain_arg(a) for a in info.args.values())):
             return Clause(self.fill(phrase, info), simple=True)
         if self.mode == "rules" and g.macro in self.macro_sections:
             return Clause(self.named(info), simple=True)
+        if self.mode == "source" and phrase is None and info.call:
+            return Clause(" ".join(default_english(w) for w in info.call.split()), simple=True)
         inner = self.clauses(g.body)
         if len(inner) == 1:
             return inner[0]
@@ -1106,6 +1111,15 @@ class AbilityText:
     text: str
 
 
+@dataclass(frozen=True)
+class SourceText:
+    """Effect-language source as text. `free_it`: the source speaks of 'it' without choosing it itself,
+    so 'it' is a card its context chose (the card a loop or a trigger is at)."""
+
+    text: str
+    free_it: bool
+
+
 class Describer:
     """Text for a compiled pack in one language. Build once per pack and language."""
 
@@ -1151,6 +1165,34 @@ class Describer:
         if self.renderer.is_bool(node):
             return self.condition(node)
         return self.value(node)
+
+    def source(self, text: str) -> SourceText | None:
+        """Text for a piece of effect-language source written against this pack, such as a decision's
+        option (the VM labels a choice with its source). It is parsed, macro-expanded and checked as an
+        ability of any card; a macro call reads as its glossary phrase, else as the call as written (its
+        body is the rules' machinery, not what a player picks). None when the source does not parse or
+        check, or holds a construct the renderer cannot say."""
+        from .check import Checker, Context
+        from .expand import BROKEN, Expander
+        from .parse import parse_program, plain_locate
+
+        diags = Diagnostics()
+        prog = parse_program(text, plain_locate(), diags)
+        if prog is None or diags.has_errors:
+            return None
+        expander = Expander(self.macros, diags)
+        prog = expander.program(prog)
+        checker = Checker(self.voc, diags, set(self.macros) - {BROKEN}, expander.broken)
+        checker.program(prog, Context("ability", has_this=True, has_it=True, scoring=True))
+        if diags.has_errors:
+            return None
+        # Checked again with no card in scope: an error about 'it' means nothing in the source chose it.
+        checker.program(prog, Context("ability", has_this=True, scoring=True))
+        free_it = any(d.code == "E112" and d.message.startswith("'it'") for d in diags.errors)
+        renderer = self.make_renderer("source")
+        renderer.fallbacks = []  # not the describer's: a label that cannot be said is the caller's fallback
+        rendered = renderer.program(prog.body)
+        return None if renderer.fallbacks else SourceText(rendered, free_it)
 
     # cards
     def timing_label(self, timing: str) -> str:

@@ -180,3 +180,25 @@ def test_describe_command(tmp_path):
     assert run.exit_code == 2 and "mossback-oak" in run.output and "Traceback" not in run.output
     run = CliRunner().invoke(main, ["describe", str(_glossary_pack(tmp_path))])
     assert run.exit_code == 0 and "Take 1 card." in run.output
+
+
+def test_source_text_reads_a_decisions_effect_language_as_the_pack_words_it(compiled):
+    # What `cardsmith play` shows for an option or a `may` (the VM labels both with their source).
+    earth = Describer(compiled("earth"), "en")
+    # A macro with a glossary phrase reads as the phrase (Earth seed 000, 植え付け（緑）).
+    assert earth.source("green action").text == "Take the planting action (green)."
+    assert earth.source("compost 2 from discard").text == "Compost 2 cards from the discard pile."
+    # 'it' chosen by the text itself is not the context's card; 'flip it' speaks of the card at hand.
+    assert earth.source("flip it").free_it
+    played = earth.source("choose a card in hand with type event: move it to events, emit play")
+    assert played is not None and not played.free_it
+    # Text that does not parse, or parses but does not check (sprout is a piece, not a resource), gives None.
+    for bad in ("island and climate first", "gain 2 sprout", "gain ((", ""):
+        assert earth.source(bad) is None, bad
+    assert earth.fallbacks == []  # a rejected label leaves the describer's own record alone
+    # Terraforming Mars gives its macros no phrase: the call reads as written, not as its long body.
+    tm = Describer(compiled("terraforming-mars"), "en")
+    assert tm.source("remove 3 microbe from this: raise tr 1").text == \
+        "Remove 3 microbes from this card: raise TR 1."
+    kept = tm.source("keep the card")
+    assert kept is not None and kept.text == "Keep the card." and kept.free_it

@@ -22,7 +22,10 @@ from cardsmith.compiler import compile_pack
 from cardsmith.compiler.describe import Describer
 from cardsmith.runtime import Game
 from cardsmith.runtime.agents import make_agent
+from cardsmith.runtime.vm import Decision
 from cardsmith.terminal import HumanSeat, PlaySession, Viewer
+from cardsmith.terminal.session import HELP
+from cardsmith.terminal.view import CardTexts
 
 
 @pytest.fixture(scope="module")
@@ -292,3 +295,127 @@ def test_help_gives_examples():
     r = CliRunner().invoke(main, ["play", "--help"])
     assert r.exit_code == 0
     assert "Examples:" in r.output and "cardsmith play --load game.save.json" in r.output
+
+
+# ---------------------------------------------------------------------- effect-language text shown as English
+
+EARTH_ACTIONS = ["green action", "red action", "blue action", "yellow action"]
+
+
+@pytest.fixture(scope="module")
+def earth_texts():
+    res = compile_pack("earth")
+    return res.pack, CardTexts("earth", 100, res)
+
+
+def _until_action_choice(pack, seed: int) -> tuple[Game, Decision]:
+    """An Earth game (seat 1 answering 1, a random bot) up to seat 1's first choice of an action."""
+    agents = [make_agent("random", seed * 7919 + i) for i in range(2)]
+    game = Game(pack, 2, seed, agents)
+    while (d := game.advance()) is not None:
+        if d.seat == 0 and d.prompt == "choose one" and d.labels == EARTH_ACTIONS:
+            return game, d
+        game.decide(0 if d.seat == 0 else agents[d.seat].choose(game, d))
+    raise AssertionError("the game ended before seat 1 chose an action")
+
+
+def test_options_in_the_effect_language_are_shown_as_the_packs_english(earth_texts):
+    # Earth (seed 000, 手番): a turn is one of four actions; the rules offer them as `choose one` of macro
+    # calls, and the glossary gives each call the words a player reads.
+    pack, texts = earth_texts
+    game, d = _until_action_choice(pack, 3)
+    lines = Viewer(game, 0, ["you", "random"], prose=texts.source).prompt(game, d).splitlines()
+    assert lines[0] == "seat 1 (you): choose one"
+    assert lines[1:5] == ["   1. Take the planting action (green)", "   2. Take the composting action (red)",
+                          "   3. Take the watering action (blue)", "   4. Take the growing action (yellow)"]
+    # Without the describer the same decision shows the VM's words.
+    assert Viewer(game, 0, ["you", "random"]).prompt(game, d).splitlines()[1] == "   1. green action"
+
+
+def test_a_terraforming_mars_option_reads_as_english():
+    # Electro Catapult's action (corporate era): spend a plant or a steel for 7 M€. The labels are the ones
+    # its compiled `choose one` gives the VM.
+    res = compile_pack("terraforming-mars-corporate-era")
+    labels = next(op[1] for op in res.pack.card("electro-catapult").abilities["action"].ops if op[0] == "CHOOSE")
+    assert labels == ["(pay 1 plant: gain 7 megacredit)", "(pay 1 steel: gain 7 megacredit)"]
+    game = Game(res.pack, 1, 0, [HumanSeat()])
+    d = Decision(0, "option", "choose one", [0, 1], labels)
+    viewer = Viewer(game, 0, ["you"], prose=CardTexts("terraforming-mars-corporate-era", 100, res).source)
+    assert viewer.prompt(game, d).splitlines()[1:3] == ["   1. Pay 1 plant: gain 7 megacredits",
+                                                       "   2. Pay 1 steel: gain 7 megacredits"]
+
+
+def test_text_that_does_not_parse_is_shown_as_it_is(earth_texts):
+    pack, texts = earth_texts
+    game = Game(pack, 2, 0, [HumanSeat(), make_agent("random", 1)])
+    viewer = Viewer(game, 0, ["you", "random"], prose=texts.source)
+    # 'gain 2 sprout' parses but sprouts are pieces, not a resource; 'dance a jig' names no macro; 'gain ((' is
+    # no sentence at all. Each stays as the VM words it; the option that reads is English.
+    d = Decision(0, "option", "choose one", [0, 1, 2, 3], ["gain 2 soil", "gain 2 sprout", "dance a jig", "gain (("])
+    assert viewer.prompt(game, d).splitlines()[1:5] == ["   1. Gain 2 soil", "   2. gain 2 sprout",
+                                                       "   3. dance a jig", "   4. gain (("]
+    # A `may` whose body does not read keeps its prompt; one that reads becomes a question.
+    assert viewer.texts(Decision(0, "may", "may gain ((", [False, True], ["no", "yes"])).prompt == "may gain (("
+    assert viewer.texts(Decision(0, "may", "may draw 1", [False, True], ["no", "yes"])).prompt == "Draw 1 card?"
+    # Prompts that are not effect-language source are never parsed (an activation order, a card to take).
+    order = Decision(0, "option", "red: island and climate before or after tableau", [0, 1],
+                     ["island and climate first", "tableau first"])
+    assert viewer.texts(order).labels == ["island and climate first", "tableau first"]
+
+
+def test_raw_shows_the_source_and_a_number_still_picks_the_same_option(earth_texts):
+    pack, texts = earth_texts
+    game, d = _until_action_choice(pack, 3)
+    lines = iter(["?", "raw", "raw", "2"])
+    out: list[str] = []
+    session = PlaySession(game, 0, lambda prompt: next(lines), out.append,
+                          Viewer(game, 0, ["you", "random"], prose=texts.source))
+    assert any(line.startswith("  raw ") for line in HELP.splitlines())
+    choice = session.ask(d)
+    _board, first, help_text, raw_said, raw_view, prose_said, prose_view = out  # each toggle says so, then re-asks
+    assert help_text == HELP
+    assert "   2. Take the composting action (red)" in first.splitlines()
+    assert raw_said.startswith("effect-language source shown as it is")
+    assert "   2. red action" in raw_view.splitlines()
+    assert prose_said == "effect-language source shown as English"
+    assert prose_view == first
+    # '2' picks the second option whatever its text: the VM's red action.
+    assert choice == 1 and d.labels[choice] == "red action"
+    session.answer(choice)
+    game.advance()
+    assert game.decisions[-1] == (0, "option", 4, 1)
+    assert ("choose", 0, "red action") in game.events  # the game's log names the option the VM took
+
+
+def test_a_bots_line_names_the_card_it_speaks_of(earth):
+    # Earth (seed 000, ゲームの準備): each player may flip their island, climate and ecosystem card; the bot's
+    # line says which card 'it' is. Those cards lie face up, so the person may see them.
+    r = _play(["earth", "--players", "2", "--seed", "7"], "1\n" * 8 + "quit!\n")
+    flips = [line for line in r.output.splitlines() if line.startswith("  seat 2 (greedy): Flip it to its other side?")]
+    assert len(flips) == 3, r.output
+    names = {c.name for c in earth.cards}
+    for line in flips:
+        assert re.fullmatch(r"  seat 2 \(greedy\): Flip it to its other side\? (no|yes) \(it: (.+)\)", line), line
+        assert line.rsplit("(it: ", 1)[1][:-1] in names
+    # Generated English speaks to whoever decides: in a bot's line it speaks of the bot.
+    assert "  seat 2 (greedy): Choose an event card in their hand, then move it to their events area" in \
+        r.output.replace("\n      ", " ")
+
+
+def test_a_bots_line_keeps_a_hidden_card_hidden():
+    # Terraforming Mars (seed 003, 研究フェイズ): a player keeps or drops each drawn card unseen by the others.
+    # The bot's line speaks of the card ('it') but may not name it.
+    res = compile_pack("terraforming-mars")
+    agents = [make_agent("random", 7919 + i) for i in range(2)]
+    game = Game(res.pack, 2, 1, agents)
+    viewer = Viewer(game, 0, ["you", "random"], prose=CardTexts("terraforming-mars", 100, res).source)
+    lines = []
+    while len(lines) < 3 and (d := game.advance()) is not None:
+        choice = agents[d.seat].choose(game, d)
+        if d.seat == 1 and d.prompt == "choose one" and d.labels[0] == "keep the card":
+            lines.append(viewer.bot_choice(game, d, choice))
+        game.decide(choice)
+    assert len(lines) == 3
+    for line in lines:
+        assert re.fullmatch(r"  seat 2 \(random\): choose one: (Keep|Drop) the card \(it: a card from their drawn\)",
+                            line), line

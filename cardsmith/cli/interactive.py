@@ -57,9 +57,13 @@ def play(pack: str | None, players: int | None, seat: int | None, agents: str | 
     player (score if the game ended now, counters, how many cards where) and the table,
     then the options, numbered. Type a number to answer, or a command: `? N` or
     `card NAME` (a card's text), `board`, `seat N`, `undo` (your last answer and the bots'
-    moves since), `save FILE`, `quit` (offers to save) or `quit!`; `?` lists them.
-    End of input (Ctrl-D) leaves without saving. Bots' moves are logged one per line; a
-    card they take from a hidden hand stays hidden. Colour only on a terminal.
+    moves since), `raw`, `save FILE`, `quit` (offers to save) or `quit!`; `?` lists them.
+    Options and questions written in the effect language are shown as generated English
+    ("Take the planting action (green)"); `raw` switches to the effect-language source
+    ("green action") and back.
+    End of input (Ctrl-D) leaves without saving. Bots' moves are logged one entry each,
+    naming the card "it" is when they speak of it; a card they take from a hidden hand stays
+    hidden. Colour only on a terminal.
 
     A save is a normal save file: `cardsmith play --load FILE` goes on with you in your
     seat, and `cardsmith resume FILE` finishes the game with a random bot in your seat.
@@ -135,8 +139,8 @@ def play(pack: str | None, players: int | None, seat: int | None, agents: str | 
 
     width = min(max(shutil.get_terminal_size((100, 24)).columns, 60), 120)
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    viewer = Viewer(game, you, [a.name for a in game.agents], width, click.style if color else plain)
-    texts = CardTexts(pack, width)
+    texts = CardTexts(pack, width, res)
+    viewer = Viewer(game, you, [a.name for a in game.agents], width, click.style if color else plain, texts.source)
     if sys.stdin.isatty():
         with contextlib.suppress(ImportError):  # platforms without readline keep plain input()
             import readline  # noqa: F401  (line editing and history for input())

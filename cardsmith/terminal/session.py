@@ -5,7 +5,7 @@
 
 The game runs until a decision of the person's seat; bots answer theirs (each logged in one
 line). At the person's decision the session shows the board and the numbered options and reads
-a line: a number answers; `undo`, `save FILE`, `card X`, `seat N`, `quit` and help are commands.
+a line: a number answers; `undo`, `save FILE`, `card X`, `seat N`, `raw`, `quit` and help are commands.
 Undo restores a snapshot taken just before the person's last answer (the game and the bots'
 random generators), so the bots' moves made since are taken back too, and the game goes on
 exactly as before when the person answers the same again.
@@ -33,6 +33,7 @@ HELP = """\
   board        show the board again
   seat N       all you can see of seat N
   undo         take back your last answer (and the bots' moves since)
+  raw          options and questions as effect-language source instead of English; again to switch back
   save FILE    save the game: `cardsmith play --load FILE` goes on from here
   quit         leave (asks whether to save first); quit! leaves at once
   ?, help      this list
@@ -154,6 +155,11 @@ class PlaySession:
                 self.write(self.viewer.prompt(self.game, d))
             elif word == "seat":
                 self.write(self.seat_detail(rest))
+            elif word == "raw" and not rest:
+                self.viewer.raw = not self.viewer.raw
+                self.write("effect-language source shown as it is (raw again: English)" if self.viewer.raw
+                           else "effect-language source shown as English")
+                self.write(self.viewer.prompt(self.game, d))
             elif word in ("undo", "u"):
                 if self.undo():
                     self.write("undone: back to your previous decision")
@@ -174,7 +180,7 @@ class PlaySession:
     def card(self, d: Decision, what: str) -> str:
         card_id = self.find_card(d, what)
         if card_id is None and what.isdigit() and 1 <= int(what) <= len(d.options):
-            return f"option {what} ('{d.labels[int(what) - 1]}') names no card"
+            return f"option {what} ('{self.viewer.texts(d).labels[int(what) - 1]}') names no card"
         if card_id is None:
             hint = f"a number from 1 to {len(d.options)}, " if d.options else ""
             return f"no card '{what}' here: give {hint}a card id or a card name"

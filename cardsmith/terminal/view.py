@@ -4,6 +4,12 @@ Everything comes from the compiled pack: zone names and kinds, which zones are h
 names, scoring steps. What a seat may see follows the zones' `hidden` flag: a hidden hand is
 shown to its owner only, a hidden pile (a deck, a face-down compost) to nobody, so the view
 gives a person exactly what a player at the table would know.
+
+The VM labels a `choose one` option, and asks a `may`, with the effect-language source of what
+would happen ("again: plant a card"). The view shows such text as the English the describe back
+end generates for it ("Plant a card from your hand, paying its cost in soil? (repeatable)"),
+and the source as it is where it does not parse or while `raw` is set; the decision itself,
+its options and their order, is the VM's, untouched.
 """
 
 from __future__ import annotations
@@ -11,8 +17,10 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from cardsmith.compiler.describe import SourceText
 from cardsmith.runtime.game import Game
 from cardsmith.runtime.geometry import geometry
 from cardsmith.runtime.state import SHARED, Card
@@ -22,24 +30,46 @@ Style = Callable[..., str]  # click.style's shape: style(text, fg=..., bold=...)
 
 SHARED_LIMIT = 12  # cards listed of a big shared zone (a map of spaces, a supply); the rest are counted
 _IT = re.compile(r"\bit\b")
+_YOU = re.compile(r"\b([Yy]ou|[Yy]our|[Yy]ours)\b")
+_THEY = {"you": "they", "You": "They", "your": "their", "Your": "Their", "yours": "theirs", "Yours": "Theirs"}
+# A `may` decision's prompt is its body's source after one of these; the note is kept after the question.
+_MAY_PROMPTS = (("may ", ""), ("again: ", " (repeatable)"))
 
 
 def plain(text: str, **_: Any) -> str:
     return text
 
 
+@dataclass(frozen=True)
+class DecisionText:
+    """A decision as the person reads it: `free_it` says whether the text speaks of an 'it' that
+    its context chose (the view then names that card); `guessed`: only from the word, the text did
+    not parse."""
+
+    prompt: str
+    note: str
+    labels: list[str]
+    free_it: bool
+    guessed: bool = False
+
+
 class Viewer:
     """Renders the board, a decision's prompt and the result for the person in seat `seat`.
 
-    `agents[s]` names who plays seat s ('greedy', 'random'); the person's seat is 'you'."""
+    `agents[s]` names who plays seat s ('greedy', 'random'); the person's seat is 'you'.
+    `prose(source)` renders effect-language source (`CardTexts.source`); without it, or while `raw`
+    is set, prompts and options are shown as the VM words them."""
 
-    def __init__(self, game: Game, seat: int, agents: list[str], width: int = 100, style: Style = plain) -> None:
+    def __init__(self, game: Game, seat: int, agents: list[str], width: int = 100, style: Style = plain,
+                 prose: Callable[[str], SourceText | None] | None = None) -> None:
         self.pack = game.pack
         self.seat = seat
         self.agents = agents
         self.width = max(width, 40)
         self.style = style
         self.geo = {z: geometry(decl) for z, decl in self.pack.zones.items()}
+        self.prose = prose
+        self.raw = False
 
     # ------------------------------------------------------------------ names
     def seat_name(self, s: int) -> str:
@@ -147,40 +177,85 @@ class Viewer:
         return textwrap.wrap(text, self.width, subsequent_indent=indent, break_on_hyphens=False) or [text]
 
     # ------------------------------------------------------------------ a decision
+    def texts(self, d: Decision) -> DecisionText:
+        """The prompt and option labels as shown: prose where the VM gives effect-language source."""
+        prompt, note, labels = d.prompt, "", list(d.labels)
+        read: list[tuple[str, SourceText | None]] = []  # the texts that may speak of 'it', each as parsed
+        if d.kind == "option" and prompt == "choose one":  # op CHOOSE: each option is its source
+            read = [(label, self._source(label)) for label in labels]
+            if not self.raw:
+                labels = [_clause(said.text) if said else label for label, said in read]
+        else:
+            head, tail = next(((h, t) for h, t in _MAY_PROMPTS if d.kind == "may" and prompt.startswith(h)), ("", ""))
+            said = self._source(prompt[len(head):]) if head else None
+            read = [(prompt, said)]
+            if said is not None and not self.raw:
+                prompt, note = _clause(said.text) + "?", tail
+        # Parsed source tells whether its 'it' is the context's card; other text only mentions the word.
+        free_it = any(said.free_it if said else bool(_IT.search(text)) for text, said in read)
+        guessed = any(not said and _IT.search(text) for text, said in read)
+        return DecisionText(prompt, note, labels, free_it, guessed)
+
+    def _source(self, text: str) -> SourceText | None:
+        return self.prose(text) if self.prose is not None else None
+
     def prompt(self, game: Game, d: Decision) -> str:
-        lines = [self.style(line, bold=True) for line in self._wrap(f"{self.seat_name(d.seat)}: {d.prompt}", "    ")]
-        source = self.source(game, d)
+        shown = self.texts(d)
+        head = f"{self.seat_name(d.seat)}: {shown.prompt}{shown.note}"
+        lines = [self.style(line, bold=True) for line in self._wrap(head, "    ")]
+        source = self.source(game, d, shown)
         if source:
             lines.append(f"  ({source})")
-        for i, label in enumerate(d.labels):
+        for i, label in enumerate(shown.labels):
             lines += self._wrap(f"  {self.style(f'{i + 1:>2}', fg='cyan')}. {label}", indent="      ")
         lines.append(f"Type a number from 1 to {len(d.options)}, or ? for help.")
         return "\n".join(lines)
 
-    def source(self, game: Game, d: Decision) -> str:
-        """Which card's ability asks, and what 'it' is when the prompt speaks of it."""
-        frames = game.vm.frames
-        if not frames:
-            return ""
-        f = frames[-1]
+    def source(self, game: Game, d: Decision, shown: DecisionText | None = None) -> str:
+        """Which card's ability asks, and what 'it' is when the prompt or an option speaks of it."""
         parts = []
-        if f.this is not None:
+        f = game.vm.frames[-1] if game.vm.frames else None
+        if f is not None and f.this is not None:
             timing = f.lc.name.split(" ", 1)[-1]
             parts.append(f"from {self.pack.cards[game.state.cards[f.this].defn].name}, {timing}")
-        # 'it' of the top-level program is whatever its last loop left there: only a card's or the setup's counts
-        if f.it is not None and f.lc.name != "game" and _IT.search(d.prompt):
-            parts.append(f"it: {self.card_text(game, f.it)}")
+        it = self.it_text(game, d, shown or self.texts(d))
+        if it:
+            parts.append(f"it: {it}")
         return "; ".join(parts)
 
+    def it_text(self, game: Game, d: Decision, shown: DecisionText) -> str:
+        """The card 'it' is, as the person may see it, when the decision's text speaks of it ('' if not)."""
+        frames = game.vm.frames
+        if not shown.free_it or not frames or frames[-1].it is None:
+            return ""
+        # 'it' of the top-level program is whatever its last loop left there: a mere mention of the word in
+        # text that does not parse may not mean that card
+        if shown.guessed and frames[-1].lc.name == "game":
+            return ""
+        c = game.state.cards[frames[-1].it]
+        if self.can_see(c.zone, c.seat):
+            return self.card_text(game, frames[-1].it)
+        whose = "your" if c.seat == self.seat else "their" if c.seat == d.seat else "the"
+        return f"a card from {whose} {self.zone_name(c.zone)}"
+
     def bot_choice(self, game: Game, d: Decision, choice: int) -> str:
-        """One line for a bot's decision; a card taken from a zone the person may not see stays hidden."""
-        label = d.labels[choice] if choice < len(d.labels) else str(choice)
+        """One line for a bot's decision, with the card 'it' is when the text speaks of it; a card taken
+        from a zone the person may not see stays hidden."""
+        shown = self.texts(d)
+        # Generated English speaks to the player who decides; the line speaks of the bot.
+        prompt = _third_person(shown.prompt) if shown.prompt != d.prompt else shown.prompt
+        label = shown.labels[choice] if choice < len(shown.labels) else str(choice)
+        if choice < len(d.labels) and label != d.labels[choice]:
+            label = _third_person(label)
         option = d.options[choice]
         if d.kind == "card" and isinstance(option, int) and 0 <= option < len(game.state.cards):
             c = game.state.cards[option]
             if not self.can_see(c.zone, c.seat):
                 label = f"a card from {'their' if c.seat == d.seat else 'the'} {self.zone_name(c.zone)}"
-        return f"  {self.seat_name(d.seat)}: {d.prompt}: {label}"
+        it = self.it_text(game, d, shown)
+        # A question reads with its answer after it ('Flip it to its other side? yes'), anything else after a colon.
+        line = f"{prompt}{' ' if prompt.endswith('?') else ': '}{label}" + (f" (it: {it})" if it else "")
+        return "\n".join(self._wrap(f"  {self.seat_name(d.seat)}: {line}", indent="      "))
 
     # ------------------------------------------------------------------ the end
     def result(self, game: Game, tiebreaker_text: Callable[[int], str | None] | None = None) -> str:
@@ -240,23 +315,37 @@ def _marked(card: Card) -> bool:
     return bool(card.flags) or any(card.pieces.values())
 
 
-class CardTexts:
-    """Generated text of cards and tie-breakers (compiler/describe.py), for the `card` command and
-    the result. The describer needs the checked AST, which a cached compile lacks, so the pack is
-    compiled again on first use only: most games never ask."""
+def _third_person(text: str) -> str:
+    """'your hand' -> 'their hand'. A quoted name (“when you play”, a timing) stays as the pack wrote it."""
+    parts = re.split(r"(“[^”]*”)", text)
+    return "".join(part if i % 2 else _YOU.sub(lambda m: _THEY[m.group(0)], part) for i, part in enumerate(parts))
 
-    def __init__(self, pack_ref: str, width: int = 100) -> None:
+
+def _clause(text: str) -> str:
+    """Generated sentences as an option or a question: without the final full stop."""
+    return text[:-1] if text.endswith(".") else text
+
+
+class CardTexts:
+    """Generated text (compiler/describe.py) of cards and tie-breakers, for the `card` command and the
+    result, and of decisions' effect-language source, for the view. The describer needs the checked
+    AST, which a cached compile lacks: without `result` (a compile that has it) the pack is compiled
+    again on first use only."""
+
+    def __init__(self, pack_ref: str, width: int = 100, result: Any = None) -> None:
         self.pack_ref = pack_ref
         self.width = max(width, 40)
+        self._result = result if result is not None and result.compiler is not None else None
         self._describer: Any = None
         self._failed = False
+        self._sources: dict[str, SourceText | None] = {}
 
     def describer(self) -> Any:
         if self._describer is None and not self._failed:
             from cardsmith.compiler.describe import Describer
             from cardsmith.compiler.pipeline import compile_pack
 
-            res = compile_pack(self.pack_ref)
+            res = self._result or compile_pack(self.pack_ref)
             if res.ok:
                 self._describer = Describer(res, "en")
             else:  # pragma: no cover - the game compiled a moment ago from the same files
@@ -286,3 +375,13 @@ class CardTexts:
     def tiebreaker(self, index: int) -> str | None:
         d = self.describer()
         return d.code(f"tiebreaker-{index}") if d is not None else None
+
+    def source(self, text: str) -> SourceText | None:
+        """Effect-language source as English (None: it does not parse), kept: the same options recur all game."""
+        if text not in self._sources:
+            d = self.describer()
+            try:
+                self._sources[text] = d.source(text) if d is not None else None
+            except Exception:  # English is a courtesy: a describer fault shows the source, never a traceback
+                self._sources[text] = None
+        return self._sources[text]

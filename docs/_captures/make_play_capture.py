@@ -68,8 +68,8 @@ def session(args: list[str], keys: list[str], cwd: Path, max_answers: int = 0) -
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         start = session(["earth", "--players", "2", "--seed", "7"],
-                        ["?", "2", "1", "1", "? 1", "1", "1", "hello", "1", "undo", "1", "save earth-7.save.json",
-                         "quit", ""], Path(tmp))
+                        ["?", "2", "1", "1", "? 1", "1", "1", "hello", "1", "undo", "1", "raw", "raw", "1",
+                         "save earth-7.save.json", "quit", ""], Path(tmp))
         (HERE / "play-earth-start.txt").write_text(start, encoding="utf-8")
         load = session(["--load", "earth-7.save.json"], ["seat 2", "quit!"], Path(tmp))
         (HERE / "play-earth-load.txt").write_text(load, encoding="utf-8")
