@@ -49,15 +49,20 @@ class Macro:
         return self.entry.key_span
 
 
-def _locator(entry: Entry, key: bool):
+def _locator(entry: Entry, key: bool, lines_of: dict | None = None):
     doc, path = entry.doc, entry.path
     if key:
         base = doc.key_span(path)
-        line = doc.text.splitlines()[base.line - 1] if 0 < base.line <= doc.text.count("\n") + 1 else ""
+        # the lines of each rules file, split once (`lines_of`), not once per macro
+        lines_of = {} if lines_of is None else lines_of
+        if id(doc) not in lines_of:
+            lines_of[id(doc)] = (doc, doc.text.splitlines(), doc.text.count("\n") + 1)
+        _, lines, count = lines_of[id(doc)]
+        line = lines[base.line - 1] if 0 < base.line <= count else ""
         quoted = 1 if line[base.col - 1: base.col] in ("'", '"') else 0
         col = base.col + quoted
         return lambda s, e: Span(base.file, base.line, col + s, base.line, col + e)
-    return lambda s, e: doc.text_span(path, s, e)
+    return doc.text_locator(path)
 
 
 BROKEN = "__broken__"  # table key holding the names of macros whose definition did not parse
@@ -65,6 +70,7 @@ BROKEN = "__broken__"  # table key holding the names of macros whose definition 
 
 def build_macros(voc: Vocabulary, diags: Diagnostics) -> dict[str, list[Macro]]:
     table: dict[str, list[Macro]] = {BROKEN: []}
+    lines_of: dict[int, tuple] = {}
     for entry in voc.macros.values():
         first = entry.name.split(" ", 1)[0]
         if first in keywords():
@@ -73,7 +79,7 @@ def build_macros(voc: Vocabulary, diags: Diagnostics) -> dict[str, list[Macro]]:
                         hint=f"start the macro with another word, e.g. '{first}-{entry.name.split(' ')[1]}'"
                         if " " in entry.name else "start the macro with another word")
             continue
-        sig = parse_signature(entry.name, _locator(entry, key=True), diags)
+        sig = parse_signature(entry.name, _locator(entry, key=True, lines_of=lines_of), diags)
         body = parse_program(str(entry.value), _locator(entry, key=False), diags)
         if sig is None or body is None:
             table[BROKEN].append(first)  # type: ignore[arg-type]  # its uses stay quiet: the error is reported
@@ -212,6 +218,14 @@ class Expander:
         self._plain: dict[int, int] = {}  # mention no parameter and hold no call: id -> height
         for m in self.macros():
             _macro_shapes(m.body.body, self._plain, self._fixed)
+        # A call inside a macro body that mentions no parameter is the same object at every use of the
+        # macro, and expands to the same Group: kept here by id (the call kept alive with it), with what
+        # its expansion met (the macros it went through, how many levels deep, the deepest AST level
+        # relative to the call), so a use in another place reuses it only where the limits hold alike.
+        self._memo: dict[int, tuple] = {}
+        self._sigs: set[str] = set()  # macros the expansions under way went through
+        self._chain = 0  # macro levels below the expansion under way
+        self._reach = 0  # deepest AST level an expansion under way visited
 
     @property
     def broken(self) -> set[str]:
@@ -226,6 +240,7 @@ class Expander:
     def expand(self, node, stack: tuple[str, ...] = ()):
         """`node` with every macro call replaced by its body (`stack`: the macros it sits in)."""
         self._outer, self._too_deep = None, False
+        self._sigs, self._chain, self._reach = set(), 0, 0
         return self._walk(node, stack, 0)
 
     def _walk(self, node, stack: tuple[str, ...], depth: int):
@@ -236,7 +251,11 @@ class Expander:
         if isinstance(node, A.Node):
             height = self._plain.get(id(node))
             if height is not None and depth + height <= MAX_EXPANDED_NESTING:
+                if depth + height - 1 > self._reach:
+                    self._reach = depth + height - 1
                 return node  # part of a macro body with no call and no parameter in it
+            if depth > self._reach:
+                self._reach = depth
             if depth >= MAX_EXPANDED_NESTING:
                 if not self._too_deep:  # once per program: the rest is the same fault
                     self._too_deep = self.cut_short = True
@@ -281,10 +300,30 @@ class Expander:
                              notes=(("the macro is defined here", macro.span), *self._outer_notes(call)))
             return A.Nothing(span=call.span)
         self.used.add(macro.signature)
+        fixed = id(call) in self._fixed
+        if fixed and (hit := self._memo.get(id(call))) is not None:
+            _, group, sigs, chain, reach = hit
+            if sigs.isdisjoint(stack) and len(stack) + chain <= MAX_EXPANSION_DEPTH \
+                    and depth + reach < MAX_EXPANDED_NESTING:
+                self.used |= sigs
+                self._sigs |= sigs
+                self._chain = max(self._chain, chain)
+                self._reach = max(self._reach, depth + reach)
+                return group
+        outer = self._sigs, self._chain, self._reach
+        self._sigs, self._chain, self._reach = {macro.signature}, 0, depth
+        errors = len(self.diags.items)
         binding = {}
         for want, arg in zip(macro.shape, call.args, strict=True):
             if want is None:
                 binding[macro.params[len(binding)]] = arg
         body = _substitute(macro.body.body, binding, self._fixed)
         body = self._walk(body, (*stack, macro.signature), depth + 1)
-        return A.Group(body, macro=macro.signature, call=text(call), span=call.span)
+        group = A.Group(body, macro=macro.signature, call=text(call), span=call.span)
+        sigs, chain, reach = self._sigs, self._chain + 1, self._reach
+        if fixed and len(self.diags.items) == errors and not self._too_deep:
+            self._memo[id(call)] = (call, group, frozenset(sigs), chain, reach - depth)
+        self._sigs = outer[0] | sigs
+        self._chain = max(outer[1], chain)
+        self._reach = max(outer[2], reach)
+        return group

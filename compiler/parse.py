@@ -726,11 +726,11 @@ def _parse(text: str, start: str, locate: Locate, diags: Diagnostics, what: str)
 @cache
 def _driver():
     """The one-pass driver over Lark's tables (compiler/lalr.py), or None if the grammar needs Lark itself."""
-    from .lalr import Driver, Unsupported
+    from .lalr import Driver
 
     try:
         return Driver(parser(), _ToAst)
-    except Unsupported:
+    except Exception:  # a feature it does not reproduce, or a Lark whose internals moved: Lark parses alone
         return None
 
 

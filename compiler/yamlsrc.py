@@ -347,8 +347,114 @@ def decode_source(data: bytes, file: str, diags: Diagnostics) -> str | None:
         return None
 
 
+_SCALAR, _MAP_START, _SEQ_START = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
+_COLLECTION_END = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+
+
+def _fast_load(text: str, doc: YamlDoc) -> bool:
+    """Values and spans straight from the parser's events, for the common document: one document, no
+    anchors, aliases or explicit tags, string keys once each, scalars that construct, well inside the
+    limits. Anything else answers False (nothing of `doc` changed) and the careful path (`_compose`,
+    `_Builder`) reads the file again and gives the exact diagnostic. Both give the same values and spans."""
+    file, starts, end = doc.file, doc._line_starts, len(text)
+    spans: dict[Path_, Span] = {}
+    key_spans: dict[Path_, Span] = {}
+    raw: dict[Path_, tuple[int, int]] = {}
+    resolve = _resolver.resolve
+    construct = _scalar_constructor.construct_object
+    stack: list[list] = []  # [container, path, start mark, pending key (None: expecting a key)]
+    root: Any = None
+    documents = values = 0
+    limit = MAX_NODES // 10  # a bigger document takes the careful path, which keeps less in memory
+
+    def index(mark) -> int:
+        return end if mark.line >= len(starts) else starts[mark.line] + mark.column
+
+    try:
+        for ev in yaml.parse(text, Loader=_Loader):
+            kind = type(ev)
+            if kind is _SCALAR:
+                if ev.anchor is not None or ev.tag not in (None, "!"):
+                    return False
+                tag = resolve(yaml.ScalarNode, ev.value, ev.implicit)
+                top = stack[-1] if stack else None
+                if top is not None and type(top[0]) is dict and top[3] is None:  # a mapping key
+                    key = ev.value
+                    if tag != _STR_TAG or key in top[0]:
+                        return False
+                    top[3] = key
+                    sm, em = ev.start_mark, ev.end_mark
+                    key_spans[(*top[1], key)] = Span(file, sm.line + 1, sm.column + 1, em.line + 1, em.column + 1)
+                    continue
+                if tag == _STR_TAG:
+                    value = ev.value
+                else:
+                    value = construct(yaml.ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, style=ev.style),
+                                      deep=True)
+                sm, em = ev.start_mark, ev.end_mark
+                path = _child_path(top)
+                spans[path] = Span(file, sm.line + 1, sm.column + 1, em.line + 1, em.column + 1)
+                raw[path] = (index(sm), index(em))
+                values += 1
+                if top is None:
+                    root = value
+                else:
+                    _attach(top, value)
+            elif kind is _MAP_START or kind is _SEQ_START:
+                if ev.anchor is not None or ev.tag not in (None, "!") or len(stack) >= MAX_DEPTH - 1:
+                    return False
+                top = stack[-1] if stack else None
+                if top is not None and type(top[0]) is dict and top[3] is None:
+                    return False  # a collection as a mapping key
+                stack.append([{} if kind is _MAP_START else [], _child_path(top), ev.start_mark, None])
+                values += 1
+            elif kind in _COLLECTION_END:
+                container, path, sm, _ = stack.pop()
+                em = ev.end_mark
+                spans[path] = Span(file, sm.line + 1, sm.column + 1, em.line + 1, em.column + 1)
+                if stack:
+                    _attach(stack[-1], container)
+                else:
+                    root = container
+            elif kind is yaml.DocumentStartEvent:
+                documents += 1
+                if documents > 1:
+                    return False
+            elif kind is yaml.AliasEvent:
+                return False
+            if values > limit:
+                return False
+    except (yaml.YAMLError, ValueError, OverflowError, TypeError, RecursionError):
+        return False
+    finally:
+        _scalar_constructor.constructed_objects.clear()
+        _scalar_constructor.recursive_objects.clear()
+    if not spans:  # an empty document
+        spans[()] = Span(file, 1, 1)
+    doc.value, doc.spans, doc.key_spans, doc._raw = root, spans, key_spans, raw
+    return True
+
+
+def _child_path(top: list | None) -> Path_:
+    if top is None:
+        return ()
+    container = top[0]
+    return (*top[1], top[3] if type(container) is dict else len(container))
+
+
+def _attach(top: list, value: Any) -> None:
+    container = top[0]
+    if type(container) is dict:
+        container[top[3]] = value
+        top[3] = None
+    else:
+        container.append(value)
+
+
 def load_yaml_text(text: str, file: str, diags: Diagnostics) -> YamlDoc | None:
     doc = YamlDoc(file=file, text=text, value=None, _line_starts=_line_starts(text))
+    if _fast_load(text, doc):
+        return doc
     try:
         node = _compose(text, file, diags)
     except _Abort:

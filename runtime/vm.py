@@ -12,6 +12,7 @@ with a RuntimeFault that names the program and its source line.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from collections.abc import Callable
@@ -170,13 +171,14 @@ _BIN: dict[str, Callable[[Any, Any], Any]] = {
 class Query:
     """A prepared query: zones to look in, and a predicate over cards."""
 
-    __slots__ = ("on_stack", "pred", "reverse", "zones")
+    __slots__ = ("on_stack", "pred", "reverse", "run", "zones")
 
     def __init__(self, zones: list[tuple[str, str]], pred, on_stack: bool = False, reverse: bool = False) -> None:
         self.zones = zones
         self.pred = pred
         self.on_stack = on_stack
         self.reverse = reverse
+        self.run: Callable | None = None  # (vm, frame) -> card ids: the query as one generated function
 
 
 class Linker:
@@ -220,6 +222,28 @@ class Linker:
         self.ortho = {z: geometry({**d, "adjacency": 4}) for z, d in pack.zones.items()}
         # every verb some trigger of the pack listens for: an event of another verb starts nothing
         self.trigger_verbs = frozenset(t.verb for c in pack.cards for t in c.triggers)
+        self._listening: dict[tuple[str, str | None], bool] = {}
+        self.triggers_by_verb: list[dict[str, list[tuple]]] = []  # per card: its triggers by verb, in order
+        for ts in self.triggers:
+            by: dict[str, list[tuple]] = {}
+            for t in ts:
+                by.setdefault(t[1], []).append(t)
+            self.triggers_by_verb.append(by)
+        # every stat some modifier changes: the others are read straight from the card
+        self.modified_stats = frozenset(m[0] for ms in self.modifiers for m in ms)
+        self.capacity = {p: d.get("capacity") for p, d in pack.pieces.items()}  # the stat that bounds a piece
+        # timings whose abilities run once per card in an activation
+        self.once_timings = frozenset(t for t, d in pack.timings.items() if d.get("kind") == "activated"
+                                      and pack.activation.get("once-per-card", True))
+
+    def listens(self, verb: str, name: str | None) -> bool:
+        """Whether any trigger of the pack can start on event `verb` about `name` (see VM.fire)."""
+        key = (verb, name)
+        hit = self._listening.get(key)
+        if hit is None:
+            hit = self._listening[key] = any(t.verb == verb and (t.name is None or t.name == name)
+                                             for c in self.pack.cards for t in c.triggers)
+        return hit
 
     def link(self, code: Code) -> Linked:
         key = id(code)
@@ -263,6 +287,7 @@ class Linker:
         if q.get("card_on_stack"):
             return Query([], None, on_stack=True)
         pred = self.pred(q["filters"]) if q["filters"] else None
+        where = None
         if q.get("where"):
             where = self.link(Code.from_json(q["where"]))
             base = pred
@@ -270,7 +295,45 @@ class Linker:
             def pred(vm, f, c, base=base, where=where):
                 return (base is None or base(vm, f, c)) and bool(vm.eval_sync(where, f.you, c.id, f.this))
 
-        return Query([(z, o) for z, o in q["zones"]], pred, reverse=bool(q.get("reverse")))
+        query = Query([(z, o) for z, o in q["zones"]], pred, reverse=bool(q.get("reverse")))
+        query.run = self._query_code(query.zones, q["filters"], where, query.reverse)
+        return query
+
+    def _query_code(self, zones: list[tuple[str, str]], filters: list, where: Linked | None, reverse: bool):
+        """`VM.query` of one query as a generated function: the zones unrolled, the filters written inline."""
+        ns: dict[str, Any] = {"traits": self.traits, "defs": self.pack.cards, "_owner": _owner, "W": where,
+                              "Frame": Frame, "_where": _where}
+        tests = [self._filter_code(flt, ns) for flt in filters]
+        lines = ["def run(vm, f):", " st = vm.state", " cards = st.cards", " zones = st.zones", " out = []"]
+        if where is not None and where.pure:  # one frame for the whole query, as eval_sync would make per card
+            lines.append(" w = Frame(W, f.you, None, f.this)")
+            tests.append("_where(vm, w, cid)")
+        elif where is not None:
+            tests.append("bool(vm.eval_sync(W, f.you, cid, f.this))")
+        for i, (zname, mode) in enumerate(zones):
+            ns[f"z{i}"] = zname
+            if mode in ("others", "all"):
+                lines.append(" n = st.n")
+                lines.append(f" for i in range({0 if mode == 'all' else 1}, n):")
+                lines.append(f"  for cid in zones[(z{i}, (f.you + i) % n)]:")
+                pad = "   "
+            else:
+                seat = "f.you" if mode == "you" else f"({SHARED})" if mode == "shared" else f"_owner(vm, {mode!r}, f)"
+                lines.append(f" for cid in zones[(z{i}, {seat})]:")
+                pad = "  "
+            if tests:
+                lines.append(f"{pad}if cid is not None:")
+                lines.append(f"{pad} c = cards[cid]")
+                lines.append(f"{pad} if {' and '.join(tests)}:")
+                lines.append(f"{pad}  out.append(cid)")
+            else:
+                lines.append(f"{pad}if cid is not None:")
+                lines.append(f"{pad} out.append(cid)")
+        if reverse:
+            lines.append(" out.reverse()")
+        lines.append(" return out")
+        exec(compile("\n".join(lines) + "\n", "<query>", "exec"), ns)
+        return ns["run"]
 
     def pred(self, filters: list):
         """A predicate (vm, frame, card) -> bool for a filter list (all must hold)."""
@@ -278,7 +341,7 @@ class Linker:
             return lambda vm, f, c: True
         # One generated function testing each in turn, the common tests written out inline (every test is
         # a bool, so 'and' gives what all() gives); other filters call their function from `_filter`.
-        ns: dict[str, Any] = {"traits": self.traits, "cards": self.pack.cards}
+        ns: dict[str, Any] = {"traits": self.traits, "defs": self.pack.cards}
         body = " and ".join(self._filter_code(flt, ns) for flt in filters)
         exec(compile(f"def every(vm, f, c):\n return {body}\n", "<filters>", "exec"), ns)
         return ns["every"]
@@ -296,7 +359,7 @@ class Linker:
         if kind == "zone":
             return f"(c.zone in {const(frozenset(flt[1]))})"
         if kind == "type":
-            return f"(cards[c.defn].type in {const(frozenset(flt[1]))})"
+            return f"(defs[c.defn].type in {const(frozenset(flt[1]))})"
         if kind == "flag":
             return f"({const(flt[1])} in c.flags)"
         if kind == "piece":
@@ -503,7 +566,7 @@ class VM:
 
     def stat(self, card: Card, name: str, seat: int) -> int:
         value = self.linker.stats[card.defn].get(name, 0)
-        if self.state.live_modifiers:
+        if self.state.live_modifiers and name in self.linker.modified_stats:
             mods = self.linker.modifiers
             cards = self.state.cards
             for mid in self.state.live_modifiers:
@@ -526,6 +589,8 @@ class VM:
         return [c for c in self.state.zones[(zname, seat)] if c is not None]
 
     def query(self, q: Query, f: Frame) -> list[int]:
+        if q.run is not None:
+            return q.run(self, f)
         out = []
         cards = self.state.cards
         zones = self.state.zones
@@ -608,15 +673,18 @@ class VM:
     # --- events
     def fire(self, f: Frame, verb: str, seat: int, card: int | None, name: str | None) -> Any:
         """Start every live trigger that matches; they run before the emitting program goes on."""
-        if verb not in self.linker.trigger_verbs:
+        lk = self.linker
+        listening = lk._listening.get((verb, name))
+        if listening is None:
+            listening = lk.listens(verb, name)
+        if not listening:
             return None
         st = self.state
         started = []
+        by_verb = lk.triggers_by_verb
         for tid in list(st.live_triggers):
             tcard = st.cards[tid]
-            for subject, tverb, tname, pred, lc in self.linker.triggers[tcard.defn]:
-                if tverb != verb:
-                    continue
+            for subject, _, tname, pred, lc in by_verb[tcard.defn].get(verb, ()):
                 if (subject == "you" and seat != tcard.seat) or (subject == "opponent" and seat == tcard.seat):
                     continue
                 if tname is not None and tname != name:
@@ -635,6 +703,26 @@ class VM:
         if self.log is not None:
             self.log.append(("trigger", verb, [self.pack.cards[st.cards[t].defn].id for _, _, _, t in started]))
         return CHANGED
+
+
+def _where(vm: VM, w: Frame, cid: int) -> bool:
+    """A query's pure 'where' program for card `cid`, on the query's own frame: what
+    `bool(vm.eval_sync(where, you, cid, this))` gives, without a new frame per card."""
+    w.it = cid
+    w.pc = 0
+    stack = w.stack
+    stack.clear()
+    ops, end = w.ops, len(w.lc.code.ops)
+    vm.sync += 1
+    try:
+        while w.pc != end:
+            ins = ops[w.pc]
+            w.pc += 1
+            if ins[0](vm, w, ins) is not None:  # pragma: no cover - a handler out of _PURE
+                raise RuntimeError(f"internal: {ins!r} is not pure")
+    finally:
+        vm.sync -= 1
+    return bool(stack[-1]) if stack else False
 
 
 class _NoFrame:
@@ -896,8 +984,14 @@ def op_PATH(vm, f, ins):
 def op_LINES(vm, f, ins):
     zname, seat, geo, members = _board(vm, ins[1], f)
     grid = vm.state.zones[(zname, seat)]
-    lines = geo.rows if ins[2] == "rows" else geo.columns
-    f.stack.append(sum(1 for line in lines if all(grid[c] is not None and grid[c] in members for c in line)))
+    full = 0
+    for line in geo.rows if ins[2] == "rows" else geo.columns:
+        for c in line:
+            if grid[c] is None or grid[c] not in members:
+                break
+        else:
+            full += 1
+    f.stack.append(full)
 
 
 def op_NEIGHBOURS(vm, f, ins):
@@ -955,7 +1049,7 @@ def op_CHOOSE(vm, f, ins):
         del f.stack[-n:]
         f.stack.append(n)
         return None
-    a = vm.decide(f, "option", "choose one", offered, [labels[i] for i in offered])
+    a = vm.decide(f, "option", "choose one", offered, lambda: [labels[i] for i in offered])
     if a is None:
         return SUSPEND
     del f.stack[-n:]
@@ -1273,7 +1367,7 @@ def op_CAN_PUT(vm, f, ins):
 
 
 def _room(vm: VM, card: Card, piece: str, seat: int) -> int | None:
-    cap = vm.pack.pieces[piece].get("capacity")
+    cap = vm.linker.capacity[piece]
     if cap is None:
         return None
     return vm.stat(card, cap, seat) - card.pieces.get(piece, 0)
@@ -1286,7 +1380,14 @@ def op_PICK_HOLDER(vm, f, ins):
     if found is not None:
         pass
     elif mode == "add":
-        found = [c for c in vm.query(q, f) if (room := _room(vm, cards[c], piece, f.you)) is None or room > 0]
+        cap = vm.linker.capacity[piece]
+        if cap is None:
+            found = vm.query(q, f)
+        elif cap not in vm.linker.modified_stats:  # the room is the card's own capacity stat
+            stats = vm.linker.stats
+            found = [c for c in vm.query(q, f) if stats[cards[c].defn].get(cap, 0) > cards[c].pieces.get(piece, 0)]
+        else:
+            found = [c for c in vm.query(q, f) if (room := _room(vm, cards[c], piece, f.you)) is None or room > 0]
     else:
         found = [c for c in vm.query(q, f) if cards[c].pieces.get(piece, 0) > 0
                  and not (piece in vm.linker.prevent_names and vm.prevented(f, piece, cards[c].seat, cards[c]))]
@@ -1549,13 +1650,14 @@ def op_RUN_ABILITY(vm, f, ins):
     card = vm.state.cards[cid]
     linker = vm.linker
     abilities = linker.abilities[card.defn]
-    chosen = next((t for t in linker.run_timings.get(timing, [timing]) if t in abilities), None)
-    if chosen is None:
+    for chosen in linker.run_timings.get(timing) or (timing,):
+        if chosen in abilities:
+            break
+    else:
         f.stack.pop()
         return None
     # Once per card per activation: only while an activation of this player is running.
-    once = vm.pack.timings[chosen]["kind"] == "activated" and vm.pack.activation.get("once-per-card", True) \
-        and vm.state.activated[f.you] is not None
+    once = chosen in linker.once_timings and vm.state.activated[f.you] is not None
     if once and cid in vm.state.activated[f.you]:
         f.stack.pop()
         return None
@@ -1608,19 +1710,23 @@ _check_table()
 
 
 # ------------------------------------------------------------------------ superinstructions
-# At link time each run of instructions between two entry points (the start, jump targets, and the
-# instruction after a decision or an unconditional jump) becomes one Python function, generated from
-# the bytecode: stack values live in local variables, constants are folded in, and arithmetic,
-# comparisons, counters and jumps run inline; every other opcode calls its handler as before. The
-# function stands in the place of the run's first instruction; the other instructions stay where they
-# were, so a program that resumes in the middle of a run (after a decision, or after a trigger ran)
-# simply runs them one by one. Before a handler is called the stack is written back and `pc` is set
-# as the dispatch loop would set it, and a handler that returns something or moves `pc` ends the run:
-# handlers see exactly what they would see without fusion.
+# At link time each region of a program between two entry points (the start, where a loop jumps back or a
+# handler jumps to, and where a frame resumes: after a decision that may ask, or after the frames an
+# instruction started) becomes one Python function, generated from the bytecode: stack values live in
+# local variables, constants are folded in, and arithmetic, comparisons, counters, draws and jumps run
+# inline; every other opcode calls its handler as before. Forward jumps inside a region stay inside
+# it: the region is a sequence of blocks, each run when `nxt` names it, so an if/else costs no trip
+# through the dispatch loop; a backward jump (a loop) goes back to the dispatcher, which counts it
+# against the step budget. The function stands in the place of the region's first instruction; the
+# other instructions stay where they were, so a program that resumes in the middle of a region (after a
+# decision, or after a trigger ran) simply runs them one by one. Before a handler is called the stack
+# is written back and `pc` is set as the dispatch loop would set it, and a handler that returns
+# something or moves `pc` ends the region: handlers see exactly what they would see without fusion.
 
 _INLINE = frozenset({"PUSH", "POP", "DUP", "COUNTER", "GLOBAL", "IT", "THIS", "X", "NPLAYERS", "BIN", "NOT", "NEG",
-                     "ABS", "PER", "JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN"})
+                     "ABS", "PER", "JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN", "SWITCH"})
 _TARGETS = ("JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN", "NEXT_CARD", "NEXT_PLAYER", "NEXT_ACTIVATION")
+_INLINE_JUMPS = ("JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN", "NEXT_CARD")  # jumps a region makes itself
 _BIN_INLINE = {"+": "({a} + {b})", "-": "({a} - {b})", "*": "({a} * {b})", "/": "_div({a}, {b})",
                "%": "({a} % {b} if {b} else 0)", "min": "min({a}, {b})", "max": "max({a}, {b})",
                "and": "bool({a} and {b})", "or": "bool({a} or {b})", "=": "({a} == {b})", "!=": "({a} != {b})",
@@ -1628,20 +1734,42 @@ _BIN_INLINE = {"+": "({a} + {b})", "-": "({a} - {b})", "*": "({a} * {b})", "/": 
 
 
 def _entry_points(code: Code, pack: CompiledPack | None = None) -> set[int]:
+    """Where a region must start: the start, the target of a backward jump or of a jump a handler makes,
+    where a frame resumes, and the target of a forward jump that leaves its region."""
     from cardsmith.compiler.opcodes import BY_NAME
 
     heads = {0}
+    jumps: list[tuple[int, int]] = []  # (from, to) of the jumps regions make inline
     for i, ins in enumerate(code.ops):
         name = ins[0]
-        if name in _TARGETS:
-            heads.add(ins[1])
+        if name in _INLINE_JUMPS:
+            jumps.append((i, _jump_dest(code, ins[1])))
         elif name == "SWITCH":
-            heads.update(ins[1])
+            jumps.extend((i, _jump_dest(code, t)) for t in ins[1])
+        elif name in _TARGETS:
+            heads.add(ins[1])  # NEXT_PLAYER, NEXT_ACTIVATION: their handlers jump
         op = BY_NAME.get(name)
-        if name in ("JUMP", "SWITCH", "RUN_ABILITY", "EMIT", "END_GAME") or name.startswith("NEXT_") or \
+        if name in ("RUN_ABILITY", "EMIT", "END_GAME") or \
                 (op is not None and op.decides and not _never_asks(ins, pack)):
             heads.add(i + 1)  # resumed here after a decision, or after the frames it started
-    return heads
+    heads.update(t for i, t in jumps if t <= i)
+    while True:  # a forward jump out of its region lands on the start of another
+        starts = sorted(heads)
+        more = {t for i, t in jumps if t > i and t not in heads
+                and any(i < h <= t for h in starts[bisect.bisect_right(starts, i):][:1])}
+        if not more:
+            return heads
+        heads |= more
+
+
+def _jump_dest(code: Code, t: int) -> int:
+    """Where a jump to `t` ends up once the unconditional jumps there are followed (each of which would
+    be a dispatch of its own)."""
+    seen = set()
+    while t < len(code.ops) and code.ops[t][0] == "JUMP" and t not in seen:
+        seen.add(t)
+        t = code.ops[t][1]
+    return t
 
 
 def _never_asks(ins: list, pack: CompiledPack | None) -> bool:
@@ -1661,7 +1789,7 @@ def _never_asks(ins: list, pack: CompiledPack | None) -> bool:
 
 
 def fuse(code: Code, ops: list[tuple], linker: Linker) -> list[tuple]:
-    """The prepared instructions with each run of two or more replaced (at its start) by a superinstruction."""
+    """The prepared instructions with each region of two or more replaced (at its start) by a superinstruction."""
     heads = _entry_points(code, linker.pack)
     n = len(code.ops)
     out = list(ops)
@@ -1675,7 +1803,7 @@ def fuse(code: Code, ops: list[tuple], linker: Linker) -> list[tuple]:
 
 
 def _fuse_on_first_run(vm, f, ins):
-    """A run is compiled when it first runs (most card abilities never run in a given game); it then
+    """A region is compiled when it first runs (most card abilities never run in a given game); it then
     takes this instruction's place in the shared instruction list."""
     _, code, ops, start, end, out, linker = ins
     fn = _compile_run(code, ops, start, end, linker)
@@ -1688,11 +1816,34 @@ def _param_value(v: Any) -> int:
     return v if isinstance(v, int) else len(v)
 
 
+def _sum_pieces(cards: list[Card], found: list[int], name: str) -> int:
+    total = 0
+    for cid in found:
+        total += cards[cid].pieces.get(name, 0)
+    return total
+
+
+def _sum_stats(stats: list[dict[str, int]], cards: list[Card], found: list[int], name: str) -> int:
+    total = 0
+    for cid in found:
+        total += stats[cards[cid].defn].get(name, 0)
+    return total
+
+
+def _sum_modified(vm: VM, found: list[int], name: str, seat: int) -> int:
+    cards = vm.state.cards
+    total = 0
+    for cid in found:
+        total += vm.stat(cards[cid], name, seat)
+    return total
+
+
 # Opcodes that change counters or read card facts, written inline in a run when the pack allows it (the
 # counter's store, bounds and whether any trigger listens are known when the pack is linked). The code
 # does what the handler does, in the same order; the stack is written back and `pc` set before `fire`,
 # which may start trigger programs, exactly as before a handler call.
-_EFFECTS = frozenset({"GAIN", "LOSE", "SCORE", "BOOL", "PARAM", "PIECES", "STAT", "HAS", "PLAYER", "TAKE", "PUT"})
+_EFFECTS = frozenset({"GAIN", "LOSE", "SCORE", "BOOL", "PARAM", "PIECES", "STAT", "HAS", "PLAYER", "TAKE", "PUT",
+                      "MARK", "SET"})
 _INT_ATOM = re.compile(r"\((-?\d+)\)")
 
 
@@ -1723,11 +1874,27 @@ def _inline_effect(linker: Linker, raw: list, k: int, const, temp, pop, flush, s
         return True
     if name in ("TAKE", "PUT"):
         return _inline_move(linker, raw, k, const, temp, flush, sym, lines)
+    if name == "MARK":
+        flag, on = raw[1], raw[2]
+        c = pop()
+        flush()
+        verb = flag if on else f"un{flag}"
+        lines.append(f" if {c} is not None:")
+        lines.append(f"  st.cards[{c}].flags.{'add' if on else 'discard'}({const(flag)})")
+        lines.append("  if log is not None:")
+        lines.append(f"   log.append(('mark', {const(flag)}, {const(on)}, vm.pack.cards[st.cards[{c}].defn].id))")
+        if linker.listens(verb, None):
+            lines.append("  if st.live_triggers:")
+            lines.append(f"   f.pc = {k + 1}")
+            lines.append(f"   r = vm.fire(f, {const(verb)}, f.you, {c}, None)")
+            lines.append("   if r is not None:")
+            lines.append("    return r")
+        return True
     if name == "SCORE":
         n = pop()
         lines.append(f" sc = st.scores[f.you]; step = f.step or 'vp'; sc[step] = sc.get(step, 0) + {n}")
-        lines.append(" if vm.log is not None:")
-        lines.append(f"  vm.log.append(('score', f.you, step, {n}))")
+        lines.append(" if log is not None:")
+        lines.append(f"  log.append(('score', f.you, step, {n}))")
         return True
     counter = raw[1]
     if counter in pack.resources:
@@ -1737,6 +1904,15 @@ def _inline_effect(linker: Linker, raw: list, k: int, const, temp, pop, flush, s
     else:
         return False  # the handler reports it
     key = const(counter)
+    if name == "SET":
+        v = temp(pop())
+        lo, hi = decl.get("min"), decl.get("max")
+        if lo is not None:
+            lines.append(f" if {v} < {const(lo)}: {v} = {const(lo)}")
+        if hi is not None:
+            lines.append(f" if {v} > {const(hi)}: {v} = {const(hi)}")
+        lines.append(f" {store}[{key}] = {v}")
+        return True
     if name in ("HAS", "LOSE") and counter in linker.prevent_names:
         return False  # the handler asks whether a 'prevent' stops the loss
     if name == "HAS":
@@ -1762,9 +1938,9 @@ def _inline_effect(linker: Linker, raw: list, k: int, const, temp, pop, flush, s
         lo = const(decl.get("min", 0))
         lines.append(f"{pad} if v < {lo}: v = {lo}")
     lines.append(f"{pad} d[{key}] = v")
-    lines.append(f"{pad} if vm.log is not None:")
-    lines.append(f"{pad}  vm.log.append(({verb!r}, f.you, {key}, {n}))")
-    if verb in linker.trigger_verbs:
+    lines.append(f"{pad} if log is not None:")
+    lines.append(f"{pad}  log.append(({verb!r}, f.you, {key}, {n}))")
+    if linker.listens(verb, counter):
         lines.append(f"{pad} if st.live_triggers:")
         lines.append(f"{pad}  f.pc = {k + 1}")
         lines.append(f"{pad}  r = vm.fire(f, {verb!r}, f.you, None, {key})")
@@ -1815,10 +1991,21 @@ def _inline_move(linker: Linker, raw: list, k: int, const, temp, flush, sym: lis
 
 
 def _compile_run(code: Code, ops: list[tuple], start: int, end: int, linker: Linker):
-    consts: dict[str, Any] = {"_div": _div, "_param": _param_value, "_owner": _owner}
-    lines = ["def run(vm, f, ins):", " st = vm.state", " s = f.stack"]
+    consts: dict[str, Any] = {"_div": _div, "_param": _param_value, "_owner": _owner, "_sum_pieces": _sum_pieces,
+                              "_sum_stats": _sum_stats, "_sum_modified": _sum_modified, "_RETURNED": _RETURNED}
+    # Blocks: the region's start, the targets of its forward jumps, and what follows a jump.
+    firsts = {start}
+    for k in range(start, end):
+        raw = code.ops[k]
+        if raw[0] in _INLINE_JUMPS or raw[0] == "SWITCH":
+            targets = raw[1] if raw[0] == "SWITCH" else [raw[1]]
+            firsts.update(t for t in (_jump_dest(code, t) for t in targets) if k < t < end)
+            if k + 1 < end:
+                firsts.add(k + 1)
+    block_of = {k: i for i, k in enumerate(sorted(firsts))}
     sym: list[str] = []  # the top of the stack, as atoms (temporaries or literals), bottom first
     temps = 0
+    lines: list[str] = []  # the current block's code, indented one space
 
     def const(v) -> str:
         if v is None or isinstance(v, bool):
@@ -1846,10 +2033,77 @@ def _compile_run(code: Code, ops: list[tuple], start: int, end: int, linker: Lin
             lines.append(f" s.extend(({', '.join(sym)},))")
         sym.clear()
 
+    looping = False
+
+    def finish(pad: str) -> None:
+        """The end of the program: what RETURN does, here, unless the frame is not on the frame stack (a
+        pure program that eval_sync or a query's 'where' runs on a frame of its own)."""
+        lines.append(f"{pad}fr = vm.frames")
+        lines.append(f"{pad}if fr and fr[-1] is f:")
+        lines.append(f"{pad} f.pc = {len(code.ops) + 1}")
+        lines.append(f"{pad} fr.pop()")
+        lines.append(f"{pad} return _RETURNED")
+        lines.append(f"{pad}f.pc = {len(code.ops)}")
+        lines.append(f"{pad}return None")
+
+    def goto(k: int, t: int, pad: str) -> None:
+        """Jump from instruction k to t: the block that starts there, back to the region's start (a
+        loop, counted against the step budget as the dispatcher would count it), or out."""
+        nonlocal looping
+        t = _jump_dest(code, t)
+        if k < t < end:
+            lines.append(f"{pad}nxt = {block_of[t]}")
+        elif t == len(code.ops):
+            finish(pad)
+        elif t == start:
+            looping = True
+            lines.append(f"{pad}vm.steps += 1")
+            lines.append(f"{pad}if vm.steps > vm.budget:  # the dispatch loop stops a loop that never ends")
+            lines.append(f"{pad} f.pc = {t}")
+            lines.append(f"{pad} return None")
+            lines.append(f"{pad}continue")
+        else:
+            lines.append(f"{pad}f.pc = {t}")
+            lines.append(f"{pad}return None")
+
+    blocks: list[list[str]] = []
+    falls = True  # the current block may go on into the next one
     for k in range(start, end):
+        if k != start and k in block_of:
+            flush()
+            if falls:
+                lines.append(f" nxt = {block_of[k]}")
+            blocks.append(lines)
+            lines = []
+        falls = True
         raw = code.ops[k]
         name = raw[0]
         if name in _EFFECTS and _inline_effect(linker, raw, k, const, temp, pop, flush, sym, lines):
+            continue
+        if name == "COUNT" and ops[k][1].run is not None:  # a query reads no stack: no write-back needed
+            sym.append(temp(f"len({const(ops[k][1].run)}(vm, f))"))
+            continue
+        if name == "SUM" and ops[k][2].run is not None:
+            found = f"{const(ops[k][2].run)}(vm, f)"
+            if raw[1] in linker.pack.pieces:
+                sym.append(temp(f"_sum_pieces(st.cards, {found}, {const(raw[1])})"))
+            elif raw[1] not in linker.modified_stats:  # no modifier touches it: the card's own stat
+                sym.append(temp(f"_sum_stats({const(linker.stats)}, st.cards, {found}, {const(raw[1])})"))
+            else:
+                sym.append(temp(f"_sum_modified(vm, {found}, {const(raw[1])}, f.you)"))
+            continue
+        if name == "NEXT_CARD":
+            flush()
+            lines.append(" nc = s[-1]")
+            lines.append(" if nc[1] < len(nc[0]):")
+            lines.append("  f.it = nc[0][nc[1]]")
+            lines.append("  nc[1] += 1")
+            goto(k, k + 1, "  ")
+            lines.append(" else:")
+            lines.append("  s.pop()")
+            lines.append("  f.it = nc[2]")
+            goto(k, raw[1], "  ")
+            falls = False
             continue
         if name not in _INLINE:
             flush()
@@ -1886,37 +2140,65 @@ def _compile_run(code: Code, ops: list[tuple], start: int, end: int, linker: Lin
         elif name == "NOT":
             sym.append(temp(f"not {pop()}"))
         elif name == "NEG":
-            sym.append(temp(f"-{pop()}"))
+            a = pop()
+            m = _INT_ATOM.fullmatch(a)
+            sym.append(f"({-int(m.group(1))})" if m else temp(f"-{a}"))
         elif name == "ABS":
             sym.append(temp(f"abs({pop()})"))
         elif name == "PER":
             nn, a = pop(), pop()
-            sym.append(temp(f"{a} * ({nn} // {const(raw[1])})"))
+            sym.append(temp(f"{a} * {nn}" if raw[1] == 1 else f"{a} * ({nn} // {const(raw[1])})"))
         elif name == "JUMP":
             flush()
-            lines.append(f" f.pc = {raw[1]}")
-            lines.append(" return None")
-            break
+            goto(k, raw[1], " ")
+            falls = False
+        elif name == "SWITCH":
+            c = pop()
+            flush()
+            dests = [_jump_dest(code, t) for t in raw[1]]
+            if all(k < t < end for t in dests):
+                lines.append(f" nxt = {const(tuple(block_of[t] for t in dests))}[{c}]")
+            else:
+                lines.append(f" f.pc = {const(tuple(dests))}[{c}]")
+                lines.append(" return None")
+            falls = False
         elif name in ("JUMP_IF", "JUMP_IF_NOT"):
             c = pop()
             flush()
             lines.append(f" if {'' if name == 'JUMP_IF' else 'not '}{c}:")
-            lines.append(f"  f.pc = {raw[1]}")
-            lines.append("  return None")
+            goto(k, raw[1], "  ")
+            lines.append(" else:")
+            goto(k, k + 1, "  ")
+            falls = False
         elif name == "COUNTDOWN":
             flush()
             lines.append(" c = s[-1]")
             lines.append(" if c > 0:")
             lines.append("  s[-1] = c - 1")
+            goto(k, k + 1, "  ")
             lines.append(" else:")
             lines.append("  s.pop()")
-            lines.append(f"  f.pc = {raw[1]}")
-            lines.append("  return None")
-    else:
-        flush()
+            goto(k, raw[1], "  ")
+            falls = False
+    flush()
+    if falls and end == len(code.ops):
+        finish(" ")
+    elif falls:
         lines.append(f" f.pc = {end}")
         lines.append(" return None")
-    src = "\n".join(lines) + "\n"
+    blocks.append(lines)
+    src_lines = ["def run(vm, f, ins):", " st = vm.state", " s = f.stack", " log = vm.log"]
+    pad = ""
+    if looping:
+        src_lines.append(" while True:")
+        pad = " "
+    for i, body in enumerate(blocks):
+        if i == 0:
+            src_lines.extend(pad + line for line in body)
+        else:
+            src_lines.append(f"{pad} if nxt == {i}:")
+            src_lines.extend(pad + " " + line for line in body)
+    src = "\n".join(src_lines) + "\n"
     try:
         exec(compile(src, f"<fused {code.name} [{start}:{end}]>", "exec"), consts)
     except (SyntaxError, RecursionError):  # pragma: no cover - a program too large to fuse runs unfused
