@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     if "memory" not in args.skip:
         sections.memory_rows(table, memory_games)
     if "scale" not in args.skip:
-        sections.scale_rows(table, scale_games)
+        sections.scale_rows(table, scale_games, repeats=1 if args.quick else 3)
     print(table.render())
     print(f"\n{time.perf_counter() - t0:.0f} s in all; load average at the end {_load()} "
           f"(other processes on the machine slow every figure down, ratios less so).")

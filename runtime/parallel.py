@@ -4,10 +4,10 @@ Game i always uses seed `seed + i` and depends on nothing else, so a game plays 
 any worker; results are returned in seed order whatever the number of workers or the order in
 which they finish.
 
-- `backend="processes"`: a pool of `jobs` worker processes (forkserver where the platform has
-  it, else spawn: never fork, which would copy a running parent). Each worker compiles the pack
-  once when it starts, through the compile cache (compiler/cache.py), so only the first process
-  to need it pays for a real compile.
+- `backend="processes"`: this process and a pool of `jobs - 1` worker processes (forkserver where
+  the platform has it, else spawn: never fork, which would copy a running parent). Each worker
+  receives the compiled pack (pickled) when it starts, or, called without one, compiles it through
+  the compile cache (compiler/cache.py); this process plays meanwhile.
 - `backend="dask"`: an existing Dask distributed cluster (`scheduler="tcp://host:8786"`), or a
   local one (distributed.LocalCluster with `jobs` single-threaded worker processes). The
   compiled pack is sent to the workers (they need not have the pack's files), once per worker.
@@ -20,6 +20,7 @@ import hashlib
 import multiprocessing
 import os
 import pickle
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
@@ -44,6 +45,17 @@ def chunks(seed: int, games: int, jobs: int, size: int | None = None) -> list[tu
     return [(seed + i, min(size, games - i)) for i in range(0, games, size)]
 
 
+def guided_chunks(seed: int, games: int, jobs: int) -> list[tuple[int, int]]:
+    """(first seed, count) batches that shrink as the work runs out (guided self-scheduling): large
+    first, so sending them costs little; small last, so nobody waits long for the last batch."""
+    out, i = [], 0
+    while i < games:
+        size = max(1, min(25, (games - i) // (jobs * 6)))
+        out.append((seed + i, min(size, games - i)))
+        i += size
+    return out
+
+
 def _play_batch(pack: CompiledPack, first: int, count: int, players: int, agents: list[str], params,
                 max_decisions, log_dir) -> list[GameResult] | str:
     try:
@@ -57,9 +69,12 @@ def _play_batch(pack: CompiledPack, first: int, count: int, players: int, agents
 _worker_pack: CompiledPack | str | None = None  # the pack, or why it could not be compiled
 
 
-def _init_worker(ref: str, cache: bool, cwd: str, cache_dir: str | None) -> None:
+def _init_worker(ref: str, cache: bool, cwd: str, cache_dir: str | None, blob: bytes | None = None) -> None:
     global _worker_pack
     os.chdir(cwd)  # spans name files relative to the working directory, as in the parent
+    if blob is not None:  # the parent's compiled pack: no compiler to import, no files to read
+        _worker_pack = pickle.loads(blob)
+        return
     if cache_dir is not None:  # a forkserver started earlier may hold an older environment
         os.environ["CARDSMITH_CACHE"] = cache_dir
     from cardsmith.compiler import compile_pack
@@ -86,20 +101,44 @@ def _context():
 
 def run_processes(ref: str, games: int, players: int, seed: int, agents: list[str], params: dict | None,
                   max_decisions: int | None, jobs: int, cache: bool = True,
-                  progress: Callable[[int], None] | None = None, log_dir: str | None = None) -> list[GameResult]:
+                  progress: Callable[[int], None] | None = None, log_dir: str | None = None,
+                  pack: CompiledPack | None = None) -> list[GameResult]:
+    """`jobs` processes play: `jobs - 1` workers, and this process too when it holds the compiled
+    `pack` — it plays batches while the workers start, so their start-up costs no idle core.
+    Batches go out a few at a time, so whoever is free takes the next one."""
     tasks = [(first, count, players, agents, params, max_decisions, log_dir)
-             for first, count in chunks(seed, games, jobs)]
+             for first, count in guided_chunks(seed, games, jobs)]
     out: dict[int, list[GameResult]] = {}
-    ctx = _context()
-    init = (str(ref), cache, os.getcwd(), os.environ.get("CARDSMITH_CACHE"))
-    with ctx.Pool(min(jobs, len(tasks)), initializer=_init_worker, initargs=init) as pool:
-        for batch in pool.imap_unordered(_process_batch, tasks):
-            if isinstance(batch, str):
-                pool.terminate()
-                raise GameFault(batch)
-            out[batch[0].seed] = batch
-            if progress:
-                progress(len(batch))
+
+    def done(batch: list[GameResult] | str) -> None:
+        if isinstance(batch, str):
+            raise GameFault(batch)
+        out[batch[0].seed] = batch
+        if progress:
+            progress(len(batch))
+
+    workers = min(jobs - 1 if pack is not None else jobs, len(tasks))
+    blob = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL) if pack is not None else None
+    init = (str(ref), cache, os.getcwd(), os.environ.get("CARDSMITH_CACHE"), blob)
+    with _context().Pool(workers, initializer=_init_worker, initargs=init) as pool:
+        pending: list = []
+        todo = deque(tasks)
+        try:
+            while todo:
+                for r in [r for r in pending if r.ready()]:
+                    pending.remove(r)
+                    done(r.get())
+                if len(pending) < 2 * workers:  # each worker: one batch running, one waiting
+                    pending.append(pool.apply_async(_process_batch, (todo.popleft(),)))
+                elif pack is not None:  # the workers are busy (or still starting): play one here
+                    done(_play_batch(pack, *todo.popleft()))
+                else:
+                    pending[0].wait()
+            for r in pending:
+                done(r.get())
+        except BaseException:
+            pool.terminate()
+            raise
     return [r for first in sorted(out) for r in out[first]]
 
 
@@ -168,4 +207,4 @@ def run_games(ref: str | Path, pack: CompiledPack, games: int, players: int, see
     if jobs <= 1 or games <= 1:
         return simulate(pack, games, players, seed, agents, params, max_decisions, progress, log_dir)
     return run_processes(str(ref), games, players, seed, agents, params, max_decisions, jobs, cache, progress,
-                         log_dir)
+                         log_dir, pack=pack)

@@ -114,8 +114,16 @@ def test_card_statistics_from_results():
 
 
 def test_a_worker_that_cannot_compile_reports_instead_of_hanging(tmp_path):
-    from cardsmith.runtime.parallel import GameFault
+    # workers given only a pack reference (no compiled pack) compile it themselves
+    from cardsmith.runtime.parallel import GameFault, run_processes
 
-    pack = compile_pack("earth").pack
     with pytest.raises(GameFault, match=r"could not be compiled|no longer compiles"):
-        run_games(str(tmp_path / "no-such-pack"), pack, 4, 2, 0, ["random"], jobs=2)
+        run_processes(str(tmp_path / "no-such-pack"), 4, 2, 0, ["random"], None, None, jobs=2)
+
+
+def test_workers_given_the_compiled_pack_need_no_pack_files(tmp_path):
+    # run_games sends the compiled pack: a reference that names nothing does not matter
+    pack = compile_pack("earth").pack
+    far = run_games(str(tmp_path / "no-such-pack"), pack, 6, 2, 0, ["random"], jobs=2)
+    near = run_games("earth", pack, 6, 2, 0, ["random"], jobs=1)
+    assert [r.to_json() for r in far] == [r.to_json() for r in near]
