@@ -341,8 +341,8 @@ def test_a_terraforming_mars_option_reads_as_english():
     game = Game(res.pack, 1, 0, [HumanSeat()])
     d = Decision(0, "option", "choose one", [0, 1], labels)
     viewer = Viewer(game, 0, ["you"], prose=CardTexts("terraforming-mars-corporate-era", 100, res).source)
-    assert viewer.prompt(game, d).splitlines()[1:3] == ["   1. Pay 1 plant: gain 7 megacredits",
-                                                       "   2. Pay 1 steel: gain 7 megacredits"]
+    assert viewer.prompt(game, d).splitlines()[1:3] == ["   1. Pay 1 plant: gain 7 M€",
+                                                       "   2. Pay 1 steel: gain 7 M€"]
 
 
 def test_text_that_does_not_parse_is_shown_as_it_is(earth_texts):
