@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cardsmith.compiler.bytecode import Code, CompiledPack
+from cardsmith.bytecode import Code, CompiledPack
 from cardsmith.compiler.diagnostics import Diagnostics
 from cardsmith.compiler.pipeline import CompileResult, compile_pack
 from cardsmith.runtime.game import Game

@@ -8,7 +8,7 @@ ask for decisions through `choose(kind, options)` like the VM asks an agent.
 
 from __future__ import annotations
 
-from cardsmith.compiler.bytecode import CompiledPack
+from cardsmith.bytecode import CompiledPack
 from cardsmith.runtime.geometry import geometry
 from cardsmith.runtime.state import SHARED, GameState
 

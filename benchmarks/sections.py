@@ -247,10 +247,10 @@ def scale_rows(table: Table, games: int, ref: str = "earth", players: int = 3, r
     one_t = two_t = float("inf")
     for _ in range(repeats):
         t = time.perf_counter()
-        one = run_games(ref, res.pack, games, players, 0, ["random"], jobs=1)
+        one = run_games(res.pack, games, players, 0, ["random"], jobs=1)
         one_t = min(one_t, time.perf_counter() - t)
         t = time.perf_counter()
-        two = run_games(ref, res.pack, games, players, 0, ["random"], jobs=2)
+        two = run_games(res.pack, games, players, 0, ["random"], jobs=2)
         two_t = min(two_t, time.perf_counter() - t)
     same = [r.to_json() for r in one] == [r.to_json() for r in two]
     table.add("games/s with --jobs 2", f"{games / two_t:.2f} games/s", f"--jobs 1: {games / one_t:.2f} games/s",

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cardsmith.compiler.bytecode import CompiledPack
+from cardsmith.bytecode import CompiledPack
 from cardsmith.compiler.diagnostics import Diagnostic, Diagnostics, Span
 from cardsmith.compiler.packs import display_path
 from cardsmith.compiler.pipeline import CompileResult, compile_pack

@@ -29,14 +29,16 @@ from pathlib import Path
 
 import yaml
 
-from .bytecode import CompiledPack
+from cardsmith.bytecode import CompiledPack
+from cardsmith.bytecode.opcodes import BYTECODE_VERSION
+
 from .diagnostics import Diagnostic
-from .opcodes import BYTECODE_VERSION
 from .packs import MAX_CHAIN, _find_parent, card_files, display_path
 
 ENTRY_VERSION = 1
 _COMPILER_DIR = Path(__file__).resolve().parent
 _GRAMMAR_DIR = _COMPILER_DIR.parent / "grammar"
+_FORMAT_DIR = _COMPILER_DIR.parent / "bytecode"
 _fingerprint: str | None = None
 
 
@@ -51,15 +53,14 @@ def cache_dir() -> Path:
 
 
 def compiler_fingerprint() -> str:
-    """A hash of the compiler's own source, the grammar and the versions; computed once per process."""
+    """A hash of the compiler's own source, the bytecode format's, the grammar and the versions; computed
+    once per process."""
     global _fingerprint
     if _fingerprint is None:
-        from cardsmith import __version__
-
         h = hashlib.sha256()
-        h.update(f"cardsmith {__version__} bytecode {BYTECODE_VERSION} entry {ENTRY_VERSION} "
-                 f"python {sys.version_info[:2]}\0".encode())
-        files = sorted([*_COMPILER_DIR.rglob("*.py"), *_COMPILER_DIR.rglob("*.json"), *_GRAMMAR_DIR.glob("*.lark")])
+        h.update(f"bytecode {BYTECODE_VERSION} entry {ENTRY_VERSION} python {sys.version_info[:2]}\0".encode())
+        files = sorted([*_COMPILER_DIR.rglob("*.py"), *_COMPILER_DIR.rglob("*.json"), *_FORMAT_DIR.rglob("*.py"),
+                        *_GRAMMAR_DIR.glob("*.lark")])
         for f in files:
             if "__pycache__" in f.parts:
                 continue

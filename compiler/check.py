@@ -523,14 +523,14 @@ class Checker:
             return "int"
         if e.name == "sets":
             if not isinstance(e.args[0], A.Query):
-                self.err(ctx, "E102", "sets() takes a set of cards first, e.g. sets(card in tableau, kind tree, "
-                         "kind herb)", e.span)
+                self.err(ctx, "E102", "sets() takes a set of cards first, e.g. sets(card in orchard, fruit apple, "
+                         "fruit pear)", e.span)
             else:
                 self.query(e.args[0], ctx)
             for a in e.args[1:]:
                 f = a if isinstance(a, A.TraitIs) else (A.Has(a.name, span=a.span) if isinstance(a, A.Name) else None)
                 if f is None:
-                    self.err(ctx, "E102", "each set slot is a card property, e.g. 'kind tree'", a.span)
+                    self.err(ctx, "E102", "each set slot is a card property, e.g. 'fruit apple'", a.span)
                 else:
                     self.filter(f, ctx)
             return "int"
@@ -551,7 +551,7 @@ class Checker:
             return "int"
         if e.name == "distinct":
             if not isinstance(e.args[0], A.Query):
-                self.err(ctx, "E102", "distinct() counts the different cards of a set, e.g. distinct(card in forest)",
+                self.err(ctx, "E102", "distinct() counts the different cards of a set, e.g. distinct(card in shed)",
                          e.span)
             else:
                 self.query(e.args[0], ctx)
@@ -561,7 +561,7 @@ class Checker:
             one_card = isinstance(e.args[0], A.It | A.This | A.Param)
             if not (isinstance(e.args[0], A.Query) or one_card) or not isinstance(e.args[1], A.TraitIs):
                 self.err(ctx, "E102", "occurrences() takes a set of cards (or one card: it, this) and a trait "
-                         "value, e.g. occurrences(card in tableau, tag science)", e.span)
+                         "value, e.g. occurrences(card in orchard, fruit apple)", e.span)
             else:
                 if one_card:
                     self.expect(e.args[0], "card", ctx)

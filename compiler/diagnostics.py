@@ -1,4 +1,4 @@
-"""Source spans and diagnostics: every error a user can cause is one of these.
+"""Diagnostics: every error a user can cause is one of these.
 
 A run collects all its diagnostics (it does not stop at the first) and prints them
 gcc-style, as JSON, or as GitHub Actions annotations.
@@ -11,25 +11,9 @@ from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A place in a source file: 1-based line and column, end exclusive."""
-
-    file: str
-    line: int
-    col: int
-    end_line: int | None = None
-    end_col: int | None = None
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
-
-    def shifted(self, line_offset: int, col: int) -> Span:
-        return Span(self.file, self.line + line_offset, col)
-
-
-NO_SPAN = Span("<unknown>", 0, 0)
+# Spans belong to the bytecode format (the runtime reads them too); diagnostics re-export them.
+from cardsmith.bytecode.spans import NO_SPAN as NO_SPAN
+from cardsmith.bytecode.spans import Span as Span
 
 
 class Severity(StrEnum):

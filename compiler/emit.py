@@ -6,8 +6,9 @@ instruction records the span of the node it came from.
 
 from __future__ import annotations
 
+from cardsmith.bytecode import Code
+
 from . import ast as A
-from .bytecode import Code
 from .diagnostics import Span
 from .unparse import text
 from .vocab import Vocabulary

@@ -648,7 +648,7 @@ def _diag_for(e: UnexpectedInput, text: str, locate: Locate, diags: Diagnostics,
         ch = text[pos] if pos < len(text) else ""
         hint = None
         if ch.isupper():
-            hint = "names are lowercase kebab-case, e.g. 'soil' or 'titanium-production'"
+            hint = "names are lowercase kebab-case, e.g. 'coin' or 'coin-income'"
         diags.error("E100", f"unexpected character {ch!r} in {what}", span, hint=hint)
         return
     if isinstance(e, UnexpectedToken):

@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cardsmith.bytecode import CardDef, Code, CompiledPack, ModifierDef, TriggerDef
+
 from . import ast as A
-from .bytecode import CardDef, Code, CompiledPack, ModifierDef, TriggerDef
 from .check import Checker, Context
 from .diagnostics import Diagnostics, Span, did_you_mean
 from .emit import Emitter, SpanTable, const_value
@@ -180,6 +181,7 @@ class _Compiler:
             flags=list(voc.flags),
             timings={n: dict(e.value) for n, e in voc.timings.items()},
             activation=dict(voc.activation.value) if voc.activation else {},
+            statistics=dict(voc.statistics.value) if voc.statistics else {},
             cards=cards, setup=setup, game=game, scoring=scoring, tiebreakers=tiebreakers,
             zone_on_empty=zone_on_empty, piece_when_full=piece_when_full, spans=self.spans.spans,
             names=voc.names,

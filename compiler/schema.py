@@ -92,7 +92,7 @@ def _report(doc: YamlDoc, err: jsonschema.ValidationError, diags: Diagnostics) -
     if v == "propertyNames":
         bad = err.instance
         diags.error("E013", f"name {bad!r} in {where} must be lowercase kebab-case", doc.key_span((*path, bad)),
-                    hint="use lowercase letters, digits and single hyphens, e.g. 'titanium-production'")
+                    hint="use lowercase letters, digits and single hyphens, e.g. 'coin-income'")
         return
     if v == "type":
         expected = err.validator_value
@@ -121,12 +121,12 @@ def _report(doc: YamlDoc, err: jsonschema.ValidationError, diags: Diagnostics) -
     if v == "pattern" and "propertyNames" in err.schema_path:
         bad = err.instance
         diags.error("E013", f"name {bad!r} in {where} must be lowercase kebab-case", doc.key_span((*path, bad)),
-                    hint="use lowercase letters, digits and single hyphens, e.g. 'titanium-production'")
+                    hint="use lowercase letters, digits and single hyphens, e.g. 'coin-income'")
         return
     if v == "pattern":
         is_version = bool(path) and path[-1] == "version"
         diags.error("E013", f"{where} {err.instance!r} has the wrong form", doc.span(path),
                     hint="versions look like 1.2.0" if is_version
-                    else "ids and names are lowercase kebab-case, e.g. 'giant-sequoia'")
+                    else "ids and names are lowercase kebab-case, e.g. 'golden-apple'")
         return
     diags.error("E013", f"{where}: {err.message}", doc.span(path))

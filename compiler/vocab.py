@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .diagnostics import Diagnostics, Span
+from .diagnostics import Diagnostics, Span, did_you_mean
 from .yamlsrc import YamlDoc
 
 # Names the compiler gives meaning to; a pack cannot declare them.
@@ -45,6 +45,7 @@ class Vocabulary:
     players: tuple[int, int] = (1, 8)
     players_entry: Entry | None = None
     activation: Entry | None = None
+    statistics: Entry | None = None
     setup: Entry | None = None
     game: Entry | None = None
     scoring: dict[str, Entry] = field(default_factory=dict)
@@ -121,7 +122,7 @@ def build_vocabulary(docs: list[YamlDoc], diags: Diagnostics) -> Vocabulary:
         if "players" in v:
             voc.players = (v["players"]["min"], v["players"]["max"])
             voc.players_entry = Entry("players", v["players"], doc, ("players",))
-        for key in ("activation", "setup", "game"):
+        for key in ("activation", "setup", "game", "statistics"):
             if key in v:
                 setattr(voc, key, Entry(key, v[key], doc, (key,)))
         for i, step in enumerate(v.get("scoring") or []):
@@ -173,6 +174,17 @@ def _check_collisions(voc: Vocabulary, diags: Diagnostics) -> None:
         elif start and voc.zones[start].value.get("owner", "player") != "shared":
             diags.error("E109", f"card type '{ctype}' starts in '{start}', a zone each player has: cards start "
                         "in a shared zone and the setup program deals them", entry.doc.span((*entry.path, "start")))
+    if voc.statistics is not None:
+        stats = voc.statistics
+        length = stats.value.get("length")
+        if length is not None and length not in voc.counters:
+            diags.error("E101", f"statistics: the game length is measured by '{length}', which is not a shared "
+                        "counter", stats.doc.span((*stats.path, "length")),
+                        hint=did_you_mean(length, voc.counters))
+        for i, t in enumerate(stats.value.get("played-types", [])):
+            if t not in voc.card_types:
+                diags.error("E101", f"statistics: unknown card type '{t}'",
+                            stats.doc.span((*stats.path, "played-types", i)), hint=did_you_mean(t, voc.card_types))
     for pname, entry in voc.pieces.items():
         cap = entry.value.get("capacity")
         if cap and cap not in voc.stats:

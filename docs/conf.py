@@ -18,8 +18,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "_ext"))
 
 from cardsmith import __version__  # noqa: E402
+from cardsmith.bytecode.opcodes import BYTECODE_VERSION  # noqa: E402
 from cardsmith.compiler import expand, packs, vocab, yamlsrc  # noqa: E402
-from cardsmith.compiler.opcodes import BYTECODE_VERSION  # noqa: E402
 from cardsmith.runtime import game, vm  # noqa: E402
 
 project = "cardsmith"

@@ -1,6 +1,6 @@
 """Balance statistics of a simulation: win rates with confidence intervals, per seat, agent and card.
 
-Plain numbers only (no plotting, no HTML): `runtime/balance_report.py` draws and writes them.
+Plain numbers only (no plotting, no HTML): `present/balance_report.py` draws and writes them.
 Ties share the win (a game won by two players gives each half a win), so win counts may be
 fractional; the Wilson interval is defined for any proportion and stays inside [0, 1].
 """
@@ -11,15 +11,12 @@ import math
 from dataclasses import dataclass, field
 from statistics import mean, median
 
-from cardsmith.compiler.bytecode import CompiledPack
+from cardsmith.bytecode import CompiledPack
 
 from .game import GameResult
 from .simulate import card_stats
 
 Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
-
-# Shared counters that mark how far a game got; shown beside the turn count when a pack has one.
-LENGTH_COUNTERS = ("round", "rounds", "generation", "generations")
 
 
 def wilson(wins: float, count: int, z: float = Z95) -> tuple[float, float]:
@@ -115,7 +112,7 @@ class Balance:
     seats: list[Group]
     by_agent: list[Group]
     cards: list[CardBalance]
-    lengths: dict[str, list[int]] = field(default_factory=dict)  # "turns" and any round/generation counter
+    lengths: dict[str, list[int]] = field(default_factory=dict)  # "turns" and the pack's length counter
 
     @property
     def mixed_seats(self) -> bool:
@@ -174,7 +171,10 @@ def analyze(pack: CompiledPack, results: list[GameResult], players: int, seed: i
     seat_games = games * players
     total_wins = sum(1.0 for r in results if r.winners)  # the shares of one game's winners add up to 1
     cards = []
+    played_types = pack.statistics.get("played-types")  # the cards a player plays; all when not declared
     for c in pack.cards:
+        if played_types is not None and c.type not in played_types:
+            continue
         st = stats.get(c.id)
         if st:
             played = Rate(st["played"]["wins"], st["played"]["count"])
@@ -183,8 +183,8 @@ def analyze(pack: CompiledPack, results: list[GameResult], players: int, seed: i
             played, other = Rate(0.0, 0), Rate(total_wins, seat_games)
         cards.append(CardBalance(c.id, c.name, c.type, played, other, c.back if c.is_back else None))
     lengths = {"turns": [r.turns for r in results]}
-    for name in LENGTH_COUNTERS:
-        if name in pack.counters:
-            lengths[name] = [getattr(r, "shared_counters", {}).get(name, 0) for r in results]
+    length = pack.statistics.get("length")  # declared by the pack: rules.yaml statistics.length
+    if length is not None:
+        lengths[length] = [getattr(r, "shared_counters", {}).get(length, 0) for r in results]
     return Balance(pack.id, pack.name, pack.version, players, seed, list(agents), dict(params or {}), games,
                    sum(1 for r in results if r.capped), seats, by_agent, cards, lengths)

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from cardsmith.compiler.bytecode import CompiledPack
+from cardsmith.bytecode import CompiledPack
 
 from .agents import Agent, RandomAgent
 from .state import GameState, new_state

@@ -13,7 +13,7 @@ It changes nothing, and it is fast when all is well (it runs after every decisio
 
 from __future__ import annotations
 
-from cardsmith.compiler.bytecode import CompiledPack
+from cardsmith.bytecode import CompiledPack
 
 from .geometry import geometry
 from .state import SHARED, GameState

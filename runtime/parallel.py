@@ -6,8 +6,7 @@ which they finish.
 
 - `backend="processes"`: this process and a pool of `jobs - 1` worker processes (forkserver where
   the platform has it, else spawn: never fork, which would copy a running parent). Each worker
-  receives the compiled pack (pickled) when it starts, or, called without one, compiles it through
-  the compile cache (compiler/cache.py); this process plays meanwhile.
+  receives the compiled pack (pickled) when it starts; this process plays meanwhile.
 - `backend="dask"`: an existing Dask distributed cluster (`scheduler="tcp://host:8786"`), or a
   local one (distributed.LocalCluster with `jobs` single-threaded worker processes). The
   compiled pack is sent to the workers (they need not have the pack's files), once per worker.
@@ -22,9 +21,8 @@ import os
 import pickle
 from collections import deque
 from collections.abc import Callable
-from pathlib import Path
 
-from cardsmith.compiler.bytecode import CompiledPack
+from cardsmith.bytecode import CompiledPack
 
 from .game import GameResult
 from .simulate import play_one, simulate
@@ -66,26 +64,16 @@ def _play_batch(pack: CompiledPack, first: int, count: int, players: int, agents
 
 
 # ------------------------------------------------------------------ processes
-_worker_pack: CompiledPack | str | None = None  # the pack, or why it could not be compiled
+_worker_pack: CompiledPack | str | None = None  # the pack, or why it could not be read
 
 
-def _init_worker(ref: str, cache: bool, cwd: str, cache_dir: str | None, blob: bytes | None = None) -> None:
+def _init_worker(cwd: str, blob: bytes) -> None:
     global _worker_pack
     os.chdir(cwd)  # spans name files relative to the working directory, as in the parent
-    if blob is not None:  # the parent's compiled pack: no compiler to import, no files to read
-        _worker_pack = pickle.loads(blob)
-        return
-    if cache_dir is not None:  # a forkserver started earlier may hold an older environment
-        os.environ["CARDSMITH_CACHE"] = cache_dir
-    from cardsmith.compiler import compile_pack
-
     try:
-        res = compile_pack(ref, cache=cache)
+        _worker_pack = pickle.loads(blob)  # the parent's compiled pack: no compiler, no files to read
     except Exception as e:  # an initializer must not raise: the pool would start workers forever
-        _worker_pack = f"pack {ref!r} could not be compiled in a worker: {type(e).__name__}: {e}"
-        return
-    # The parent compiled it cleanly a moment ago: an error means the files changed meanwhile.
-    _worker_pack = res.pack if res.ok else f"pack {ref!r} no longer compiles (its files changed?)"
+        _worker_pack = f"the compiled pack could not be read in a worker: {type(e).__name__}: {e}"
 
 
 def _process_batch(task: tuple) -> list[GameResult] | str:
@@ -99,13 +87,12 @@ def _context():
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def run_processes(ref: str, games: int, players: int, seed: int, agents: list[str], params: dict | None,
-                  max_decisions: int | None, jobs: int, cache: bool = True,
-                  progress: Callable[[int], None] | None = None, log_dir: str | None = None,
-                  pack: CompiledPack | None = None) -> list[GameResult]:
-    """`jobs` processes play: `jobs - 1` workers, and this process too when it holds the compiled
-    `pack` — it plays batches while the workers start, so their start-up costs no idle core.
-    Batches go out a few at a time, so whoever is free takes the next one."""
+def run_processes(pack: CompiledPack, games: int, players: int, seed: int, agents: list[str], params: dict | None,
+                  max_decisions: int | None, jobs: int, progress: Callable[[int], None] | None = None,
+                  log_dir: str | None = None) -> list[GameResult]:
+    """`jobs` processes play: `jobs - 1` workers, and this process too — it plays batches while the
+    workers start, so their start-up costs no idle core. Batches go out a few at a time, so whoever
+    is free takes the next one."""
     tasks = [(first, count, players, agents, params, max_decisions, log_dir)
              for first, count in guided_chunks(seed, games, jobs)]
     out: dict[int, list[GameResult]] = {}
@@ -117,9 +104,8 @@ def run_processes(ref: str, games: int, players: int, seed: int, agents: list[st
         if progress:
             progress(len(batch))
 
-    workers = min(jobs - 1 if pack is not None else jobs, len(tasks))
-    blob = pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL) if pack is not None else None
-    init = (str(ref), cache, os.getcwd(), os.environ.get("CARDSMITH_CACHE"), blob)
+    workers = max(1, min(jobs - 1, len(tasks)))
+    init = (os.getcwd(), pickle.dumps(pack, protocol=pickle.HIGHEST_PROTOCOL))
     with _context().Pool(workers, initializer=_init_worker, initargs=init) as pool:
         pending: list = []
         todo = deque(tasks)
@@ -130,10 +116,8 @@ def run_processes(ref: str, games: int, players: int, seed: int, agents: list[st
                     done(r.get())
                 if len(pending) < 2 * workers:  # each worker: one batch running, one waiting
                     pending.append(pool.apply_async(_process_batch, (todo.popleft(),)))
-                elif pack is not None:  # the workers are busy (or still starting): play one here
+                else:  # the workers are busy (or still starting): play one here
                     done(_play_batch(pack, *todo.popleft()))
-                else:
-                    pending[0].wait()
             for r in pending:
                 done(r.get())
         except BaseException:
@@ -191,14 +175,12 @@ def run_dask(pack: CompiledPack, games: int, players: int, seed: int, agents: li
 
 
 # ------------------------------------------------------------------ one entry point
-def run_games(ref: str | Path, pack: CompiledPack, games: int, players: int, seed: int, agents: list[str],
+def run_games(pack: CompiledPack, games: int, players: int, seed: int, agents: list[str],
               params: dict | None = None, max_decisions: int | None = None, jobs: int = 1,
-              backend: str = "processes", scheduler: str | None = None, cache: bool = True,
+              backend: str = "processes", scheduler: str | None = None,
               progress: Callable[[int], None] | None = None, log_dir: str | None = None) -> list[GameResult]:
-    """Play games `seed .. seed+games-1`; the same list, in seed order, for any jobs and backend.
-
-    `ref` is the pack reference the workers compile (processes); `pack` is the compiled pack (used
-    in this process for jobs=1, and sent to Dask workers)."""
+    """Play games `seed .. seed+games-1` of a compiled pack; the same list, in seed order, for any
+    jobs and backend. Workers receive the compiled pack: they need neither the compiler nor the files."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; backends: {', '.join(BACKENDS)}")
     if backend == "dask":
@@ -206,5 +188,4 @@ def run_games(ref: str | Path, pack: CompiledPack, games: int, players: int, see
                         progress, log_dir)
     if jobs <= 1 or games <= 1:
         return simulate(pack, games, players, seed, agents, params, max_decisions, progress, log_dir)
-    return run_processes(str(ref), games, players, seed, agents, params, max_decisions, jobs, cache, progress,
-                         log_dir, pack=pack)
+    return run_processes(pack, games, players, seed, agents, params, max_decisions, jobs, progress, log_dir)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from statistics import mean
 
-from cardsmith.compiler.bytecode import CompiledPack
+from cardsmith.bytecode import CompiledPack
 
 from .agents import make_agent
 from .game import Game, GameResult

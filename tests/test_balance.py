@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from cardsmith.cli import main
 from cardsmith.compiler import compile_pack
+from cardsmith.present.balance_report import write_report
 from cardsmith.runtime.balance import Rate, analyze, wilson
-from cardsmith.runtime.balance_report import write_report
 from cardsmith.runtime.simulate import simulate
 
 GAMES = 10
@@ -61,12 +61,14 @@ def test_the_page_shows_every_plot(html):
         assert f'src="{name}.svg"' in html and f'href="{name}.png"' in html
 
 
-def test_every_card_of_the_pack_is_in_the_card_table(html):
+def test_every_card_a_player_plays_is_in_the_card_table(html):
+    # only the declared played types (statistics.played-types: [bird]); the action tiles are not cards
     pack = compile_pack("birdscaping").pack
     rows = card_rows(html)
-    assert len(rows) == len(pack.cards)
+    birds = {c.id for c in pack.cards if c.type == "bird"}
+    assert len(rows) == len(birds)
     ids = {re.findall(r"<td>(.*?)</td>", r)[1] for r in rows}
-    assert ids == {c.id for c in pack.cards}
+    assert ids == birds
 
 
 def test_the_game_count_backs_every_table_and_figure(html):
@@ -119,18 +121,32 @@ def test_wilson_interval_known_values():
     assert r.low <= r.rate <= r.high
 
 
-def test_cards_never_played_are_those_no_seat_played():
+def test_cards_never_played_are_the_playable_cards_no_seat_played():
+    # Birdscaping declares statistics.played-types [bird]: its action tiles are not cards a player plays
     pack = compile_pack("birdscaping").pack
+    assert pack.statistics["played-types"] == ["bird"]
     results = simulate(pack, 4, 2, 11, ["random"])
     b = analyze(pack, results, 2, 11, ["random"])
     played = {cid for r in results for seat in r.played for cid in seat}
-    assert {c.id for c in b.never_played} == {c.id for c in pack.cards} - played
+    birds = {c.id for c in pack.cards if c.type == "bird"}
+    assert {c.id for c in b.cards} == birds
+    assert {c.id for c in b.never_played} == birds - played
     by_type = b.never_played_by_type()
     assert sum(never for _t, never, _n in by_type) == len(b.never_played)
     for t, never, total in by_type:
-        assert 0 < never <= total == sum(1 for c in pack.cards if (c.type or "") == t)
+        assert t == "bird" and 0 < never <= total == len(birds)
     assert b.lengths["turns"] == [r.turns for r in results]
-    assert b.lengths["round"] == [r.shared_counters["round"] for r in results]  # Birdscaping counts rounds
+    # the pack declares its game-length counter (statistics.length: round)
+    assert b.lengths["round"] == [r.shared_counters["round"] for r in results]
+
+
+def test_an_expansion_inherits_the_statistics_it_does_not_redeclare():
+    pack = compile_pack("earth-gaia").pack  # extends earth: played types inherited, no length counter
+    assert pack.statistics == {"played-types": ["flora", "terrain", "event"]}
+    results = simulate(pack, 2, 1, 3, ["random"])
+    b = analyze(pack, results, 1, 3, ["random"])
+    assert {c.type for c in b.cards} <= {"flora", "terrain", "event"}
+    assert list(b.lengths) == ["turns"]
 
 
 def test_seats_with_different_agents_are_not_read_as_first_player_advantage(tmp_path):

@@ -123,7 +123,7 @@ def test_cell_that_is_not_a_number_is_an_error(tmp_path):
 
 
 def test_card_text_names_the_cell_in_english_and_japanese(tmp_path):
-    from cardsmith.compiler.describe import Describer
+    from cardsmith.present.describe import Describer
 
     result, _, _ = _compile_with(tmp_path, "move this to board at row 2 column bonus - 1")
     assert result.ok, result.diagnostics.items[:3]

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from cardsmith.cli import main
 from cardsmith.compiler import compile_pack
-from cardsmith.compiler.coverage import CATEGORIES
+from cardsmith.present.coverage import CATEGORIES
 
 
 def run(*args):

@@ -10,10 +10,10 @@ from click.testing import CliRunner
 
 from cardsmith.cli import main
 from cardsmith.compiler import ast as A
-from cardsmith.compiler.describe import LANGS, Describer, english_plural_marks, third_person
-from cardsmith.compiler.describe_ja import conjugate
 from cardsmith.compiler.packs import builtin_packs
 from cardsmith.compiler.pipeline import compile_pack
+from cardsmith.present.describe import LANGS, Describer, english_plural_marks, third_person
+from cardsmith.present.describe_ja import conjugate
 from helpers import ROOT
 
 PACKS = sorted(builtin_packs())

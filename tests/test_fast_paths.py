@@ -18,8 +18,8 @@ from cardsmith.compiler import ast as A
 from cardsmith.compiler import compile_pack, parse, yamlsrc
 from cardsmith.compiler.diagnostics import Diagnostics
 from cardsmith.compiler.packs import builtin_packs
-from cardsmith.runtime import vm as vm_module
 from cardsmith.runtime.game import Game
+from cardsmith.runtime.vm import linker as linker_module
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -137,6 +137,6 @@ def test_superinstructions_play_the_games_the_handlers_play(ref, monkeypatch) ->
     # The same seeded games, with every run of instructions fused into generated Python (the default)
     # and with every instruction run by its handler: results and event logs identical, event by event.
     fused = _games(compile_pack(ref).pack, range(2))
-    monkeypatch.setattr(vm_module, "FUSE", False)
+    monkeypatch.setattr(linker_module, "FUSE", False)
     plain = _games(compile_pack(ref).pack, range(2))  # a new pack, so a new linker links without fusing
     assert fused == plain

@@ -10,10 +10,8 @@ cards/earth-gaia/scenarios/ (`cardsmith test cards/earth-gaia`).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-import yaml
 from click.testing import CliRunner
 
 from cardsmith.cli import main
@@ -22,9 +20,6 @@ from cardsmith.compiler.diagnostics import render_text
 from cardsmith.runtime import Game
 from cardsmith.runtime.agents import make_agent
 
-ROOT = Path(__file__).resolve().parent.parent
-PACK = ROOT / "cards" / "earth-gaia"
-SEED_FILE = "seeds/000_067930325eb8469c.txt"
 DIFFICULTIES = [1, 2, 3, 4]  # beginner, medium, hard, expert
 
 
@@ -41,11 +36,6 @@ def play(pack, seed, difficulty):
     return game, game.play()
 
 
-def test_the_pack_folder_holds_no_python():
-    assert PACK.is_dir()
-    assert not [p for p in PACK.rglob("*") if p.suffix in (".py", ".pyc") or p.name == "__pycache__"]
-
-
 def test_one_player_and_an_original_gaia_deck(gaia):
     assert gaia.players == (1, 1)
     deck = [c for c in gaia.cards if c.type == "gaia"]
@@ -54,14 +44,6 @@ def test_one_player_and_an_original_gaia_deck(gaia):
     assert all("gaia-bottom" in c.abilities for c in deck)
     assert all("gaia-beginner" in c.abilities and "gaia-expert" in c.abilities for c in deck)
     assert sum(1 for c in deck if "gaia-top" in c.abilities) == 5  # the fauna card has no top effect
-
-
-def test_every_scenario_cites_the_seed():
-    files = sorted((PACK / "scenarios").glob("*.yaml"))
-    assert files
-    for f in files:
-        for sc in yaml.safe_load(f.read_text(encoding="utf-8"))["scenarios"]:
-            assert SEED_FILE in sc.get("cites", ""), (f.name, sc["name"])
 
 
 @pytest.mark.parametrize("difficulty", DIFFICULTIES)
@@ -89,15 +71,6 @@ def test_difficulty_changes_what_gaia_gains(gaia):
 
     assert mean_gaia(3) > mean_gaia(2)
     assert mean_gaia(4) > mean_gaia(1)
-
-
-@pytest.mark.parametrize("difficulty", DIFFICULTIES)
-def test_same_seed_same_log(gaia, difficulty):
-    a, _ = play(gaia, 5, difficulty)
-    b, _ = play(gaia, 5, difficulty)
-    assert a.log_lines() == b.log_lines()
-    c, _ = play(gaia, 6, difficulty)
-    assert c.log_hash() != a.log_hash()
 
 
 def test_simulate_json_repeats_identically():

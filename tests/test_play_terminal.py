@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from cardsmith.cli import main
 from cardsmith.compiler import compile_pack
-from cardsmith.compiler.describe import Describer
+from cardsmith.present.describe import Describer
 from cardsmith.runtime import Game
 from cardsmith.runtime.agents import make_agent
 from cardsmith.runtime.vm import Decision

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from cardsmith.compiler import compile_pack
-from cardsmith.compiler.describe import describe_card
+from cardsmith.present.describe import describe_card
 from helpers import run_scenario
 
 RULES = {

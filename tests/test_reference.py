@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from cardsmith.cli import main
-from cardsmith.compiler import render
-from cardsmith.compiler.describe import LANGS
 from cardsmith.compiler.packs import builtin_packs
 from cardsmith.compiler.pipeline import compile_pack
-from cardsmith.compiler.reference import build_reference
-from cardsmith.compiler.render import render_html, render_markdown, render_rst, render_sheets_html, sheet_pages
+from cardsmith.present import render
+from cardsmith.present.describe import LANGS
+from cardsmith.present.reference import build_reference
+from cardsmith.present.render import render_html, render_markdown, render_rst, render_sheets_html, sheet_pages
 from helpers import ROOT
 
 

@@ -51,8 +51,8 @@ def test_jobs_without_cache_give_the_same_json(single):
 
 def test_run_games_in_seed_order_whatever_the_batches():
     pack = compile_pack("earth").pack
-    one = run_games("earth", pack, 7, 2, 3, ["random"])
-    two = run_games("earth", pack, 7, 2, 3, ["random"], jobs=3)
+    one = run_games(pack, 7, 2, 3, ["random"])
+    two = run_games(pack, 7, 2, 3, ["random"], jobs=3)
     assert [r.to_json() for r in one] == [r.to_json() for r in two]
     assert [r.played for r in one] == [r.played for r in two]
 
@@ -60,7 +60,7 @@ def test_run_games_in_seed_order_whatever_the_batches():
 def test_progress_counts_every_game():
     pack = compile_pack("earth").pack
     done = []
-    run_games("earth", pack, 6, 2, 0, ["random"], jobs=2, progress=done.append)
+    run_games(pack, 6, 2, 0, ["random"], jobs=2, progress=done.append)
     assert sum(done) == 6
 
 
@@ -113,17 +113,25 @@ def test_card_statistics_from_results():
     assert summarize(results, 2)["cards"] == stats
 
 
-def test_a_worker_that_cannot_compile_reports_instead_of_hanging(tmp_path):
-    # workers given only a pack reference (no compiled pack) compile it themselves
-    from cardsmith.runtime.parallel import GameFault, run_processes
+def test_a_worker_that_cannot_read_the_pack_reports_instead_of_hanging(tmp_path):
+    # a worker whose pack does not arrive intact reports it; the pool does not restart workers forever
+    from cardsmith.runtime import parallel
 
-    with pytest.raises(GameFault, match=r"could not be compiled|no longer compiles"):
-        run_processes(str(tmp_path / "no-such-pack"), 4, 2, 0, ["random"], None, None, jobs=2)
+    parallel._init_worker(str(tmp_path), b"not a pickle")
+    assert "could not be read" in parallel._process_batch((0, 1, 2, ["random"], None, None, None))
+    parallel._worker_pack = None
 
 
 def test_workers_given_the_compiled_pack_need_no_pack_files(tmp_path):
-    # run_games sends the compiled pack: a reference that names nothing does not matter
+    # run_games sends the compiled pack: workers started in a folder without pack files play the same
     pack = compile_pack("earth").pack
-    far = run_games(str(tmp_path / "no-such-pack"), pack, 6, 2, 0, ["random"], jobs=2)
-    near = run_games("earth", pack, 6, 2, 0, ["random"], jobs=1)
+    import os
+
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        far = run_games(pack, 6, 2, 0, ["random"], jobs=2)
+    finally:
+        os.chdir(here)
+    near = run_games(pack, 6, 2, 0, ["random"], jobs=1)
     assert [r.to_json() for r in far] == [r.to_json() for r in near]

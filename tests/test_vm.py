@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cardsmith.compiler import compile_pack
-from cardsmith.runtime.vm import _max_sets
+from cardsmith.runtime.vm.ops_queries import _max_sets
 from helpers import ROOT, VMTEST, run_scenario
 
 
@@ -73,9 +73,9 @@ def test_trigger_storm_is_stopped_with_the_cards_named(tmp_path):
 
 
 def test_runaway_loop_is_stopped_by_the_step_budget(tmp_path, monkeypatch):
-    import cardsmith.runtime.vm as vm
+    import cardsmith.runtime.vm.machine as machine
 
-    monkeypatch.setattr(vm, "STEP_BUDGET", 10_000)
+    monkeypatch.setattr(machine, "STEP_BUDGET", 10_000)
     out = run_scenario(tmp_path, {"do": "repeat while true: gain 1 gold", "players": 1})
     assert not out.passed and "step budget" in out.problems[0]
 
@@ -144,7 +144,7 @@ def test_scoring_steps_sum_to_the_total(tmp_path):
 
 
 def test_compiled_pack_round_trips_through_json():
-    from cardsmith.compiler.bytecode import CompiledPack, validate_code
+    from cardsmith.bytecode import CompiledPack, validate_code
 
     pack = compile_pack(VMTEST).pack
     again = CompiledPack.from_json(pack.to_json())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 import time
@@ -12,12 +11,12 @@ import click
 
 from cardsmith.compiler.diagnostics import did_you_mean
 from cardsmith.compiler.packs import builtin_packs, resolve_pack_ref
-from cardsmith.runtime.agents import AGENTS
 from cardsmith.runtime.parallel import GameFault, run_games
 from cardsmith.runtime.vm import RuntimeFault
 
 from . import main
-from .play import _NO_CACHE, compile_or_exit, pack_params
+from .options import game_batch, game_batch_options
+from .reference import template_errors
 
 
 def _fail(message: str) -> None:
@@ -41,23 +40,13 @@ def _writable_folder(path: str) -> Path:
 @click.argument("pack")
 @click.option("--output", "-o", required=True, type=click.Path(file_okay=False),
               help="The report folder: index.html and the plots (PNG and SVG) go there.")
-@click.option("--games", "-n", default=100, show_default=True, type=click.IntRange(1), help="Games to play.")
-@click.option("--players", "-p", default=None, type=int, help="Players per game (default: the pack's minimum).")
-@click.option("--seed", "-s", default=0, show_default=True, type=int, help="Game i uses seed SEED+i.")
-@click.option("--agents", "-a", default="random", show_default=True,
-              help=f"Comma-separated agents, assigned to seats in turn ({', '.join(AGENTS)}).")
-@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Override a rule parameter.")
-@click.option("--max-decisions", default=None, type=click.IntRange(100),
-              help="Safety cap per game; a capped game is scored where it stopped and counted as capped.")
-@click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(0),
-              help="Worker processes (0: one per CPU). The report is the same for any number.")
+@game_batch_options(100, "The report is")
 @click.option("--min-plays", default=10, show_default=True, type=click.IntRange(1),
               help="The card plot shows cards played in at least this many seat-games (the table shows all).")
 @click.option("--progress/--no-progress", default=None, help="Show a progress bar (default: on a terminal).")
-@_NO_CACHE
 def balance(pack: str, output: str, games: int, players: int | None, seed: int, agents: str,
-            params: tuple[str, ...], max_decisions: int | None, jobs: int, min_plays: int, progress: bool | None,
-            no_cache: bool) -> None:
+            params: tuple[str, ...], max_decisions: int | None, jobs: int, no_cache: bool, min_plays: int,
+            progress: bool | None) -> None:
     """Simulate seeded games and write a balance report: an HTML page with plots.
 
     The report (OUTPUT/index.html, plots as PNG and SVG) shows the win rate of each seat
@@ -73,8 +62,8 @@ def balance(pack: str, output: str, games: int, players: int | None, seed: int, 
       cardsmith balance earth --games 200 --players 3 --jobs 2 -o report/
       cardsmith balance birdscaping -n 50 --agents random,greedy --seed 7 -o birds-report/
     """
+    from cardsmith.present.balance_report import PlotsUnavailable, plotting, write_report
     from cardsmith.runtime.balance import analyze
-    from cardsmith.runtime.balance_report import PlotsUnavailable, plotting, write_report
 
     folder = resolve_pack_ref(pack)
     if folder is None:
@@ -84,32 +73,23 @@ def balance(pack: str, output: str, games: int, players: int | None, seed: int, 
         plotting()
     except PlotsUnavailable as e:
         _fail(str(e))
-    names = [a.strip() for a in agents.split(",") if a.strip()]
-    bad = [a for a in names if a not in AGENTS]
-    if bad or not names:
-        raise click.BadParameter(f"unknown agent(s) {', '.join(bad)}; agents: {', '.join(AGENTS)}",
-                                 param_hint="--agents")
-    res = compile_or_exit(pack, cache=not no_cache)
-    p = res.pack
-    n = players or p.players[0]
-    if not p.players[0] <= n <= p.players[1]:
-        raise click.BadParameter(f"{p.name} is for {p.players[0]} to {p.players[1]} players", param_hint="--players")
-    overrides = pack_params(p, params)
+    batch = game_batch(pack, players, agents, params, jobs, no_cache)
+    p, n, names, overrides, jobs = batch.pack, batch.players, batch.agents, batch.params, batch.jobs
     out = _writable_folder(output)  # before the games, which may take a while
-    jobs = jobs or os.cpu_count() or 1
     show = sys.stderr.isatty() if progress is None else progress
     t0 = time.perf_counter()
     try:
         with click.progressbar(length=games, label=f"{p.id}: {n} players", file=sys.stderr, hidden=not show) as bar:
-            results = run_games(pack, p, games, n, seed, names, overrides, max_decisions, jobs=jobs,
-                                cache=not no_cache, progress=bar.update)
+            results = run_games(p, games, n, seed, names, overrides, max_decisions, jobs=jobs,
+                                progress=bar.update)
     except (RuntimeFault, GameFault) as e:
         click.echo(f"{e}", err=True)
         sys.exit(1)
     played = time.perf_counter() - t0
     stats = analyze(p, results, n, seed, names, overrides)
     try:
-        files = write_report(stats, out, min_plays=min_plays, pack_folder=folder)
+        with template_errors():
+            files = write_report(stats, out, min_plays=min_plays, pack_folder=folder)
     except OSError as e:
         _fail(f"cannot write the report to '{output}': {e.strerror or e}")
     click.echo(f"{p.name} {p.version}: {games} games, {n} players -> {files[0]} and {len(files) - 1} plot files "

@@ -7,24 +7,14 @@ import sys
 
 import click
 
+from cardsmith.bytecode.opcodes import BYTECODE_VERSION
 from cardsmith.compiler.diagnostics import Diagnostics, SourceCache
-from cardsmith.compiler.opcodes import BYTECODE_VERSION
 from cardsmith.compiler.packs import builtin_packs
-from cardsmith.compiler.pipeline import CompileResult, compile_pack
+from cardsmith.compiler.pipeline import compile_pack
 from cardsmith.compiler.schema import SCHEMA_NAMES, schema
 
 from . import main
-from .validate import emit_diagnostics
-
-
-def compile_or_exit(pack: str, fmt: str = "text") -> CompileResult:
-    res = compile_pack(pack, Diagnostics())
-    if not res.ok:
-        emit_diagnostics(res.diagnostics.sorted(), fmt)
-        n = len(res.diagnostics.errors)
-        click.echo(f"{pack}: {n} error(s); nothing compiled", err=True)
-        sys.exit(1)
-    return res
+from .options import compile_or_exit
 
 
 @main.command("compile")

@@ -10,7 +10,7 @@ from cardsmith.compiler.diagnostics import did_you_mean
 from cardsmith.compiler.packs import builtin_packs, resolve_pack_ref
 
 from . import main
-from .build import compile_or_exit
+from .options import compile_or_exit
 
 
 @main.command("coverage")
@@ -35,7 +35,7 @@ def coverage_cmd(pack: str, card: str | None, fmt: str) -> None:
       cardsmith coverage terraforming-mars --format json > tm-coverage.json
       cardsmith coverage ./my-pack --format markdown > COVERAGE.md
     """
-    from cardsmith.compiler.coverage import RENDERERS, coverage
+    from cardsmith.present.coverage import RENDERERS, coverage
 
     if resolve_pack_ref(pack) is None:
         hint = did_you_mean(pack, builtin_packs())

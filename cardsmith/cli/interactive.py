@@ -15,7 +15,7 @@ from cardsmith.compiler.packs import builtin_packs, resolve_pack_ref
 from cardsmith.runtime.agents import AGENTS, make_agent
 
 from . import main
-from .play import compile_or_exit, parse_params
+from .options import compile_or_exit, parse_params
 
 
 def _fail(message: str) -> NoReturn:
@@ -97,7 +97,7 @@ def play(pack: str | None, players: int | None, seat: int | None, agents: str | 
     if resolve_pack_ref(pack) is None:
         hint = did_you_mean(pack, list(builtin_packs()))
         _fail(f"no pack '{pack}': not a built-in pack id nor a folder with a pack.yaml" + (f"; {hint}" if hint else ""))
-    res = compile_or_exit(pack)
+    res = compile_or_exit(pack, cache=True)
     p = res.pack
 
     if data is not None:

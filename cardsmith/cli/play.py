@@ -10,89 +10,22 @@ from pathlib import Path
 import click
 
 from cardsmith.compiler.diagnostics import Diagnostics
-from cardsmith.compiler.pipeline import CompileResult, compile_pack
-from cardsmith.runtime.agents import AGENTS
 from cardsmith.runtime.parallel import BACKENDS, GameFault, run_games
 from cardsmith.runtime.simulate import summarize
 from cardsmith.runtime.vm import RuntimeFault
 
 from . import main
+from .options import NO_CACHE, compile_or_exit, game_batch, game_batch_options
 from .validate import emit_diagnostics
-
-
-def compile_or_exit(pack: str, cache: bool = True) -> CompileResult:
-    """Compile (through the compile cache unless `cache` is False) or print the errors and exit 1."""
-    res = compile_pack(pack, Diagnostics(), cache=cache)
-    if not res.ok:
-        emit_diagnostics(res.diagnostics.sorted(), "text")
-        click.echo(f"{pack}: {len(res.diagnostics.errors)} error(s); nothing compiled", err=True)
-        sys.exit(1)
-    return res
-
-
-_NO_CACHE = click.option("--no-cache", is_flag=True,
-                         help="Compile from source and leave the compile cache alone (location: $CARDSMITH_CACHE, "
-                              "else ~/.cache/cardsmith; safe to delete).")
-
-
-def parse_params(values: tuple[str, ...]) -> dict:
-    out = {}
-    for v in values:
-        if "=" not in v:
-            raise click.BadParameter(f"'{v}' should look like name=value", param_hint="--param")
-        k, raw = v.split("=", 1)
-        try:
-            out[k] = json.loads(raw)
-        except json.JSONDecodeError:
-            raise click.BadParameter(f"value of '{k}' should be a number or a JSON list",
-                                     param_hint="--param") from None
-    return out
-
-
-def _same_shape(default, value) -> bool:
-    """An override must have the type of the parameter's declared default (a number, or a list of them)."""
-    if isinstance(default, bool) or isinstance(value, bool):
-        return type(default) is type(value)
-    if isinstance(default, int):
-        return isinstance(value, int)
-    if isinstance(default, list):
-        return isinstance(value, list) and all(_same_shape(default[0], v) for v in value) if default else \
-            isinstance(value, list)
-    return type(default) is type(value)
-
-
-def pack_params(pack, values: tuple[str, ...]) -> dict:
-    """The --param overrides, checked against the pack's parameters: known names, declared types."""
-    overrides = parse_params(values)
-    unknown = [k for k in overrides if k not in pack.params]
-    if unknown:
-        raise click.BadParameter(f"unknown parameter(s) {', '.join(unknown)}; parameters: {', '.join(pack.params)}",
-                                 param_hint="--param")
-    for k, v in overrides.items():
-        default = pack.params[k]
-        if not _same_shape(default, v):
-            kind = "a list of whole numbers" if isinstance(default, list) else "a whole number"
-            raise click.BadParameter(f"'{k}' is {kind} (default {json.dumps(default)}), not {json.dumps(v)}",
-                                     param_hint="--param")
-    return overrides
 
 
 @main.command()
 @click.argument("pack")
-@click.option("--games", "-n", default=10, show_default=True, type=click.IntRange(1), help="Games to play.")
-@click.option("--players", "-p", default=None, type=int, help="Players per game (default: the pack's minimum).")
-@click.option("--seed", "-s", default=0, show_default=True, type=int, help="Game i uses seed SEED+i.")
-@click.option("--agents", "-a", default="random", show_default=True,
-              help=f"Comma-separated agents, assigned to seats in turn ({', '.join(AGENTS)}).")
-@click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Override a rule parameter.")
-@click.option("--max-decisions", default=None, type=click.IntRange(100),
-              help="Safety cap per game; a capped game is scored where it stopped and reported as capped.")
+@game_batch_options(10, "Results are")
 @click.option("--json", "as_json", is_flag=True, help="Print every game's result and the statistics as JSON.")
 @click.option("--progress/--no-progress", default=None, help="Show a progress bar (default: on a terminal).")
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None,
               help="Write each game's event log (JSON lines) here, as game-SEED.jsonl, for `cardsmith replay`.")
-@click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(0),
-              help="Worker processes (0: one per CPU). Results are the same for any number.")
 @click.option("--backend", type=click.Choice(BACKENDS), default=None,
               help="Where the games run: local worker processes, or a Dask cluster (pip install "
                    "'cardsmith[dask]'). Default: processes; dask when --scheduler is given.")
@@ -102,10 +35,10 @@ def pack_params(pack, values: tuple[str, ...]) -> dict:
 @click.option("--save-at", nargs=2, type=(click.IntRange(0), click.Path(dir_okay=False)), default=None,
               metavar="N FILE", help="Also save the first game (seed SEED) after N decisions to FILE, for "
                                      "`cardsmith resume FILE`.")
-@_NO_CACHE
 def simulate(pack: str, games: int, players: int | None, seed: int, agents: str, params: tuple[str, ...],
-             max_decisions: int | None, as_json: bool, progress: bool | None, log_dir: str | None, jobs: int,
-             backend: str | None, scheduler: str | None, save_at: tuple[int, str] | None, no_cache: bool) -> None:
+             max_decisions: int | None, jobs: int, no_cache: bool, as_json: bool, progress: bool | None,
+             log_dir: str | None, backend: str | None, scheduler: str | None,
+             save_at: tuple[int, str] | None) -> None:
     """Play many seeded games with bots and report scores and win rates.
 
     The same pack, seed and agents give the same games, byte for byte, however they are
@@ -122,23 +55,11 @@ def simulate(pack: str, games: int, players: int | None, seed: int, agents: str,
       cardsmith simulate earth -n 50 -p 4 --agents random,greedy
       cardsmith simulate earth -n 20 --param beginner=1
     """
-    import os
-
     backend = backend or ("dask" if scheduler else "processes")
     if scheduler and backend != "dask":
         raise click.BadParameter("--scheduler is for --backend dask", param_hint="--scheduler")
-    jobs = jobs or os.cpu_count() or 1
-    res = compile_or_exit(pack, cache=not no_cache)
-    p = res.pack
-    n = players or p.players[0]
-    if not p.players[0] <= n <= p.players[1]:
-        raise click.BadParameter(f"{p.name} is for {p.players[0]} to {p.players[1]} players", param_hint="--players")
-    names = [a.strip() for a in agents.split(",") if a.strip()]
-    bad = [a for a in names if a not in AGENTS]
-    if bad or not names:
-        raise click.BadParameter(f"unknown agent(s) {', '.join(bad)}; agents: {', '.join(AGENTS)}",
-                                 param_hint="--agents")
-    overrides = pack_params(p, params)
+    batch = game_batch(pack, players, agents, params, jobs, no_cache)
+    p, n, names, overrides, jobs = batch.pack, batch.players, batch.agents, batch.params, batch.jobs
     if save_at:
         from .saves import save_first_game
 
@@ -148,8 +69,8 @@ def simulate(pack: str, games: int, players: int | None, seed: int, agents: str,
     try:
         with click.progressbar(length=games, label=f"{p.id}: {n} players", file=sys.stderr,
                                hidden=not show) as bar:
-            results = run_games(pack, p, games, n, seed, names, overrides, max_decisions, jobs=jobs,
-                                backend=backend, scheduler=scheduler, cache=not no_cache, progress=bar.update,
+            results = run_games(p, games, n, seed, names, overrides, max_decisions, jobs=jobs,
+                                backend=backend, scheduler=scheduler, progress=bar.update,
                                 log_dir=log_dir)
     except (RuntimeFault, GameFault) as e:
         click.echo(f"{e}", err=True)
@@ -178,7 +99,7 @@ def simulate(pack: str, games: int, players: int | None, seed: int, agents: str,
 
 @main.command()
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-@_NO_CACHE
+@NO_CACHE
 def replay(logs: tuple[str, ...], no_cache: bool) -> None:
     """Re-run logged games and verify that each plays out exactly as logged.
 

@@ -4,23 +4,24 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
-from cardsmith.compiler.describe import LANGS, Describer
 from cardsmith.compiler.diagnostics import did_you_mean
 from cardsmith.compiler.packs import resolve_pack_ref
+from cardsmith.present.describe import LANGS, Describer
 
 from . import main
-from .build import compile_or_exit
+from .options import compile_or_exit
 
 # Text (CJK characters counting double) that still fits a card face at the smallest size.
 TEXT_FITS = 900
 
 
 def _pdf_or_exit():
-    from cardsmith.compiler.render import PdfUnavailable, pdf_engine
+    from cardsmith.present.render import PdfUnavailable, pdf_engine
 
     try:
         return pdf_engine()
@@ -31,6 +32,25 @@ def _pdf_or_exit():
 
 def _folder(pack: str) -> Path | None:
     return resolve_pack_ref(pack)
+
+
+@contextmanager
+def template_errors():
+    """A pack template that fails to render (or breaks the sandbox) is the pack's error: report it at
+    the template's file and line (E030) and exit 1, having written nothing."""
+    from cardsmith.compiler.diagnostics import Diagnostics, Span, render_text
+    from cardsmith.present.render import TemplateError
+
+    try:
+        yield
+    except TemplateError as e:
+        diags = Diagnostics()
+        from cardsmith.compiler.packs import display_path
+
+        diags.error("E030", f"{e.message}", Span(display_path(Path(e.file)), e.line, 1))
+        click.echo(render_text(diags.items), err=True)
+        click.echo("nothing was written", err=True)
+        sys.exit(1)
 
 
 @main.command()
@@ -92,8 +112,8 @@ def reference(pack: str, fmt: str, lang: str, output: str | None) -> None:
       cardsmith reference earth --format pdf --lang ja -o earth-ja.pdf
       cardsmith reference ./my-pack --format md > REFERENCE.md
     """
-    from cardsmith.compiler.reference import build_reference
-    from cardsmith.compiler.render import html_to_pdf, render_html, render_markdown
+    from cardsmith.present.reference import build_reference
+    from cardsmith.present.render import html_to_pdf, render_html, render_markdown
 
     if fmt == "pdf":
         _pdf_or_exit()
@@ -106,7 +126,8 @@ def reference(pack: str, fmt: str, lang: str, output: str | None) -> None:
     if fmt == "md":
         text = render_markdown(ref)
     else:
-        text = render_html(ref, folder)
+        with template_errors():
+            text = render_html(ref, folder)
     if fmt == "pdf":
         html_to_pdf(text, output)
     elif output:
@@ -133,7 +154,7 @@ def sheets(pack: str, output: str, paper: str, backs: bool, copies: bool, lang: 
     and crop marks in the margin on every cut line. Without --backs every side of every card
     is printed; with --backs each front page is followed by a back page mirrored left to right
     (print double-sided, flip on the long edge): a double-sided card gets its other side, any
-    other card a card back. Templates come from compiler/templates/ unless the pack has its own
+    other card a card back. Templates come from present/templates/ unless the pack has its own
     templates/ folder.
 
     \b
@@ -141,8 +162,8 @@ def sheets(pack: str, output: str, paper: str, backs: bool, copies: bool, lang: 
       cardsmith sheets earth -o earth-cards.pdf
       cardsmith sheets earth -o cards.pdf --paper letter --backs --lang ja
     """
-    from cardsmith.compiler.reference import build_reference
-    from cardsmith.compiler.render import html_to_pdf, render_sheets_html
+    from cardsmith.present.reference import build_reference
+    from cardsmith.present.render import html_to_pdf, render_sheets_html
 
     to_html = output.lower().endswith((".html", ".htm"))
     if not to_html:
@@ -150,7 +171,8 @@ def sheets(pack: str, output: str, paper: str, backs: bool, copies: bool, lang: 
     t0 = time.perf_counter()
     res = compile_or_exit(pack)
     ref = build_reference(res, lang)
-    html, pages = render_sheets_html(ref, paper, backs, copies, _folder(pack))
+    with template_errors():
+        html, pages = render_sheets_html(ref, paper, backs, copies, _folder(pack))
     if to_html:
         Path(output).write_text(html, encoding="utf-8")
     else:

@@ -54,14 +54,14 @@ def resume(save: str, log_file: str | None, as_json: bool, pack_ref: str | None)
     from cardsmith.runtime.save import resume as resume_game
     from cardsmith.runtime.vm import RuntimeFault
 
-    from .play import compile_or_exit
+    from .options import compile_or_exit
 
     try:
         data = read_save(save)
     except SaveError as e:
         click.echo(f"{save}:{e.line or 1}: error: {e.message}", err=True)
         sys.exit(1)
-    res = compile_or_exit(pack_ref or data["pack"])
+    res = compile_or_exit(pack_ref or data["pack"], cache=True)
     try:
         game = resume_game(res.pack, data)
         done = len(game.decisions)

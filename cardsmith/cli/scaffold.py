@@ -217,7 +217,7 @@ def _parent_folder(parent: str, base: Path) -> Path:
                   f"folder named after its id")
         return as_path
     if not PACK_ID.match(parent):
-        _fail(f"bad pack id '{parent}' for --extends: pack ids are lowercase kebab-case, e.g. 'earth'")
+        _fail(f"bad pack id '{parent}' for --extends: pack ids are lowercase kebab-case, e.g. 'my-game'")
     sibling = base / parent
     if (sibling / "pack.yaml").is_file():
         return sibling

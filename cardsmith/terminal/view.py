@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from cardsmith.compiler.describe import SourceText
+from cardsmith.present.describe import SourceText
 from cardsmith.runtime.game import Game
 from cardsmith.runtime.geometry import geometry
 from cardsmith.runtime.state import SHARED, Card
@@ -327,7 +327,7 @@ def _clause(text: str) -> str:
 
 
 class CardTexts:
-    """Generated text (compiler/describe.py) of cards and tie-breakers, for the `card` command and the
+    """Generated text (present/describe.py) of cards and tie-breakers, for the `card` command and the
     result, and of decisions' effect-language source, for the view. The describer needs the checked
     AST, which a cached compile lacks: without `result` (a compile that has it) the pack is compiled
     again on first use only."""
@@ -342,8 +342,8 @@ class CardTexts:
 
     def describer(self) -> Any:
         if self._describer is None and not self._failed:
-            from cardsmith.compiler.describe import Describer
             from cardsmith.compiler.pipeline import compile_pack
+            from cardsmith.present.describe import Describer
 
             res = self._result or compile_pack(self.pack_ref)
             if res.ok:

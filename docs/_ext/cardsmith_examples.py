@@ -22,7 +22,7 @@
         show the compiled instructions under the program.
 
 ``.. cardsmith-opcodes::``
-    The opcode reference, generated from ``compiler/opcodes.py`` ``OPS``.
+    The opcode reference, generated from ``bytecode/opcodes.py`` ``OPS``.
 
 ``.. cardsmith-schema:: NAME``
     Every property of a JSON Schema in ``compiler/schemas/`` with its type and description.
@@ -64,7 +64,7 @@ logger = logging.getLogger(__name__)
 
 def _cardsmith_root() -> Path:
     """The folder holding compiler/, runtime/, grammar/ (the checkout or the installed package)."""
-    import cardsmith.compiler.opcodes as opcodes
+    import cardsmith.bytecode.opcodes as opcodes
 
     return Path(opcodes.__file__).resolve().parent.parent
 
@@ -388,7 +388,7 @@ class Opcodes(Directive):
     has_content = False
 
     def run(self):
-        from cardsmith.compiler import opcodes
+        from cardsmith.bytecode import opcodes
 
         env = self.state.document.settings.env
         env.note_dependency(opcodes.__file__)
@@ -710,7 +710,7 @@ class JsonKeys(Directive):
 
     def run(self):
         env = self.state.document.settings.env
-        from cardsmith.compiler import bytecode
+        from cardsmith import bytecode
 
         env.note_dependency(bytecode.__file__)
         comp = _compiler(env)
@@ -769,7 +769,7 @@ def _placeholder(v: ast.AST) -> str:
 def source_codes() -> dict[str, list[tuple[str, str]]]:
     """code -> [(message template, 'file:line')] for every diagnostic the code base emits."""
     root = _cardsmith_root()
-    files = sorted((root / "compiler").glob("*.py")) + sorted((root / "cardsmith").rglob("*.py"))
+    files = [p for folder in ("compiler", "present", "cardsmith") for p in sorted((root / folder).rglob("*.py"))]
     found: dict[str, list[tuple[str, str]]] = {}
     for path in files:
         try:
@@ -788,10 +788,9 @@ def source_codes() -> dict[str, list[tuple[str, str]]]:
                     rel = f"{path.relative_to(root).as_posix()}:{node.lineno}"
                     found.setdefault(arg.value, []).append((msg, rel))
                     break
-    vm = root / "runtime" / "vm.py"
-    if vm.is_file():
+    for vm in sorted((root / "runtime" / "vm").glob("*.py")):
         for m in re.finditer(r"error\[(R\d{3})\]", vm.read_text(encoding="utf-8")):
-            found.setdefault(m.group(1), []).append(("<message> (in <program>)", "runtime/vm.py"))
+            found.setdefault(m.group(1), []).append(("<message> (in <program>)", vm.relative_to(root).as_posix()))
     return found
 
 

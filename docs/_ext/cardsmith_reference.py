@@ -62,8 +62,8 @@ def _parse_rst(directive: Directive, text: str) -> list[nodes.Node]:
 
 
 def _render(res, lang: str, top_level: int, catalogue: bool) -> str:
-    from cardsmith.compiler.reference import build_reference
-    from cardsmith.compiler.render import render_rst
+    from cardsmith.present.reference import build_reference
+    from cardsmith.present.render import render_rst
 
     ref = build_reference(res, lang)
     return render_rst(ref, top_level=top_level, catalogue=catalogue, label_prefix=f"{lang}-")

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .diagnostics import Span
 from .opcodes import BY_NAME, BYTECODE_VERSION
+from .spans import Span
 
 
 @dataclass
@@ -121,6 +121,8 @@ class CompiledPack:
     piece_when_full: dict[str, Code]
     spans: list[Span]
     names: dict[str, Any] = field(default_factory=dict)
+    # {"length": shared counter measuring game length, "played-types": card types counted as played}
+    statistics: dict[str, Any] = field(default_factory=dict)
     format: int = BYTECODE_VERSION
 
     def card(self, card_id: str) -> CardDef | None:
@@ -169,7 +171,7 @@ class CompiledPack:
             "zone_on_empty": {k: v.to_json() for k, v in self.zone_on_empty.items()},
             "piece_when_full": {k: v.to_json() for k, v in self.piece_when_full.items()},
             "spans": [[s.file, s.line, s.col] for s in self.spans],
-            "names": self.names,
+            "names": self.names, "statistics": self.statistics,
         }
 
     @staticmethod
@@ -189,6 +191,7 @@ class CompiledPack:
             zone_on_empty={k: Code.from_json(v) for k, v in d["zone_on_empty"].items()},
             piece_when_full={k: Code.from_json(v) for k, v in d["piece_when_full"].items()},
             spans=[Span(f, ln, c) for f, ln, c in d["spans"]], names=d.get("names", {}),
+            statistics=d.get("statistics", {}),
         )
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from . import ast as A
+from cardsmith.compiler import ast as A
+
 from .describe import COMPARISONS, CallInfo, Clause, Renderer
 
 # ------------------------------------------------------------------------ conjugation

@@ -28,44 +28,44 @@ class Op:
 
 OPS: tuple[Op, ...] = (
     # values
-    Op("PUSH", ("value",), "-- v", "Push a constant (number or boolean).", "gain 3 soil -> PUSH 3"),
+    Op("PUSH", ("value",), "-- v", "Push a constant (number or boolean).", "gain 3 coin -> PUSH 3"),
     Op("POP", (), "v --", "Drop the top of the stack."),
-    Op("COUNTER", ("name",), "-- n", "The current player's counter (a resource).", "if soil > 3 -> COUNTER soil"),
-    Op("GLOBAL", ("name",), "-- n", "A shared counter.", "if oxygen >= 5 -> GLOBAL oxygen"),
+    Op("COUNTER", ("name",), "-- n", "The current player's counter (a resource).", "if coin > 3 -> COUNTER coin"),
+    Op("GLOBAL", ("name",), "-- n", "A shared counter.", "if harvests >= 5 -> GLOBAL harvests"),
     Op("PARAM", ("name",), "-- v", "A rule parameter from rules.yaml (a game may override it at setup).",
-       "gain completion-bonus completion-vp -> PARAM completion-bonus"),
-    Op("PLAYER", ("who",), "-- p", "A player: you, active, left, right or first.", "soil of left neighbour"),
-    Op("PLAYER_COUNTER", ("name",), "p -- n", "A counter of the player on the stack.", "soil of active player"),
+       "repeat rounds times: ... -> PARAM rounds"),
+    Op("PLAYER", ("who",), "-- p", "A player: you, active, left, right or first.", "coin of left neighbour"),
+    Op("PLAYER_COUNTER", ("name",), "p -- n", "A counter of the player on the stack.", "coin of active player"),
     Op("IT", (), "-- c", "The card 'it' refers to (loop variable, chosen or moved card, trigger card)."),
     Op("THIS", (), "-- c", "The card whose ability is running."),
-    Op("X", (), "-- n", "The number X chosen for this ability.", "pay X energy: gain X mc"),
-    Op("CHOOSE_X", (), "lo hi --", "The player chooses X between lo and hi.", "pay X energy", decides=True),
+    Op("X", (), "-- n", "The number X chosen for this ability.", "pay X coin: place X fruit on this"),
+    Op("CHOOSE_X", (), "lo hi --", "The player chooses X between lo and hi.", "pay X coin", decides=True),
     Op("BIN", ("op",), "a b -- c", "Arithmetic (+ - * / % min max; / rounds down, x/0 = x%0 = 0), comparison "
        "(= != < <= > >=) or logic (and or).", "count(card in hand) >= 2 -> BIN >="),
     Op("NOT", (), "b -- !b", "Logical not."),
     Op("NEG", (), "n -- -n", "Arithmetic negation."),
     Op("ABS", (), "n -- |n|", "Absolute value."),
     Op("PER", ("divisor",), "a n -- a*(n//divisor)", "Scale an amount per N of something.",
-       "gain 1 vp per 2 card in tableau -> PER 2"),
-    Op("COUNT", ("query",), "-- n", "How many cards match the query.", "count(card in tableau with kind tree)"),
+       "gain 1 coin per 2 card in orchard -> PER 2"),
+    Op("COUNT", ("query",), "-- n", "How many cards match the query.", "count(card in orchard with fruit apple)"),
     Op("SUM", ("name", "query"), "-- n", "Sum of a stat or piece count over the cards of a query.",
-       "sum(vp of card in tableau)"),
+       "sum(baskets of card in orchard)"),
     Op("STAT", ("name",), "c -- n", "A card's stat, with the continuous modifiers that apply to it.",
-       "cost of it"),
-    Op("PIECES", ("name",), "c -- n", "How many pieces of a kind are on a card.", "sprout on this"),
-    Op("MATCH", ("filter",), "c -- b", "Whether a card matches a filter.", "it is kind tree"),
+       "baskets of it"),
+    Op("PIECES", ("name",), "c -- n", "How many pieces of a kind are on a card.", "fruit on this"),
+    Op("MATCH", ("filter",), "c -- b", "Whether a card matches a filter.", "it is fruit apple"),
     Op("CONDITION", ("timing",), "c -- b", "Evaluate a card's condition (a goal or a requirement) for the "
        "current player.", "goal of it"),
     Op("NTH", ("param",), "i -- v", "The i-th number (from 0) of a list param; the last one past the end.",
-       "nth(fauna-ladder, leaf on it)"),
+       "nth(contract-ladder, fruit on it)"),
     Op("SETS", ("query", "slots"), "-- n", "The greatest number of disjoint sets, each with one card per slot "
-       "filter, each card used at most once.", "sets(card in tableau, kind tree, kind herb)"),
+       "filter, each card used at most once.", "sets(card in orchard, fruit apple, fruit pear)"),
     Op("PATH", ("query",), "c -- n", "Cards on the longest orthogonal path through a card among the query's "
-       "cards in a grid.", "path(card in tableau with habitat rocky, this)"),
+       "cards in a grid.", "path(card in orchard with size large, this)"),
     Op("LINES", ("query", "axis"), "-- n", "Complete rows or columns of a grid whose cards all match.",
-       "rows(card in tableau)"),
+       "rows(card in orchard)"),
     Op("NEIGHBOURS", ("query",), "c -- n", "Grid neighbours of a card that match the query.",
-       "neighbours(card in tableau with kind tree, this)"),
+       "neighbours(card in orchard with fruit plum, this)"),
     # control flow
     Op("JUMP", ("target",), "--", "Continue at an instruction index."),
     Op("JUMP_IF", ("target",), "b --", "Jump when true."),
@@ -75,11 +75,11 @@ OPS: tuple[Op, ...] = (
        "is true (an option starting with 'if' or a cost is offered only when it could happen); i is n when none "
        "can.", "choose one: a | b", decides=True),
     Op("BOOL", (), "v -- b", "Truth value of the top of the stack."),
-    Op("MAY", ("prompt",), "-- b", "The player says yes or no.", "may compost 1 from hand", decides=True),
+    Op("MAY", ("prompt",), "-- b", "The player says yes or no.", "may discard 1 card from hand", decides=True),
     Op("COUNTDOWN", ("target",), "n -- n-1 | ", "Loop counter: when n > 0 leave n-1, else drop it and jump.",
        "repeat 3 times: ..."),
     Op("FOR_CARDS", ("query",), "-- iter", "Start a loop over the cards of a query (a snapshot).",
-       "for each card in tableau: ..."),
+       "for each card in orchard: ..."),
     Op("NEXT_CARD", ("target",), "iter -- iter | ", "Set 'it' to the next card, or restore 'it', drop the "
        "iterator and jump."),
     Op("FOR_PLAYERS", ("kind", "start"), "-- iter", "Start a loop over players: each, each_other, turns "
@@ -91,19 +91,19 @@ OPS: tuple[Op, ...] = (
        decides=True),
     # effects
     Op("GAIN", ("name",), "n --", "Add to a counter of the current player (shared if the name is a shared "
-       "counter), within its bounds; emits 'gain'.", "gain 2 soil"),
-    Op("LOSE", ("name",), "n --", "Take from a counter, not below its minimum; emits 'lose'.", "lose 1 soil"),
-    Op("SET", ("name",), "n --", "Set a counter.", "set game-over to 1"),
+       "counter), within its bounds; emits 'gain'.", "gain 2 coin"),
+    Op("LOSE", ("name",), "n --", "Take from a counter, not below its minimum; emits 'lose'.", "lose 1 coin"),
+    Op("SET", ("name",), "n --", "Set a counter.", "set harvests to 0"),
     Op("HAS", ("name",), "n -- b", "Whether the current player has at least n of a counter (cost check).",
-       "pay 2 soil: ..."),
-    Op("UPTO", ("prompt",), "n -- k", "The player picks k between 0 and n.", "gain up to 2 soil", decides=True),
+       "pay 2 coin: ..."),
+    Op("UPTO", ("prompt",), "n -- k", "The player picks k between 0 and n.", "gain up to 2 coin", decides=True),
     Op("TAKE", ("source", "optional"), "-- b", "Pick a card from a source as 'it': the top of a pile, or "
        "the player's choice in other zones or when filtered; runs the zone's on-empty program first when it "
        "is empty. False when none is left (or the player stops an optional take).",
-       "move 2 card from top of deck to compost", decides=True),
+       "move 2 card from top of stack to shed", decides=True),
     Op("CAN_TAKE", ("source",), "n -- b", "Whether a source holds at least n cards (cost check)."),
     Op("PUT", ("dest", "face"), "--", "Move 'it' to a zone: a pile's top or bottom, a row's end, or a grid "
-       "cell the player chooses among the legal ones.", "move it to tableau", decides=True),
+       "cell the player chooses among the legal ones.", "move it to orchard", decides=True),
     Op("PUT_CELL", ("dest", "face"), "row col --", "Move 'it' to the cell at a row and column (1-based) of a "
        "board zone. The card stays where it is when there is no such cell or it is not a legal place (taken, or "
        "not next to a card on a board with placement: adjacent).",
@@ -111,43 +111,43 @@ OPS: tuple[Op, ...] = (
     Op("CAN_PUT", ("dest",), "-- b", "Whether 'it' has a legal place in the destination."),
     Op("PICK_HOLDER", ("target", "piece", "mode", "optional"), "-- b", "Choose a card that can take "
        "(mode add) or give up (mode remove) one piece, as 'it'; not a card another player reserved.",
-       "place up to 3 sprout on card in tableau",
+       "place up to 3 fruit on card in orchard",
        decides=True),
     Op("ADD_PIECES", ("piece", "owned"), "n --", "Put up to n pieces on 'it', as many as fit; runs the "
-       "piece's when-full program if it fills; emits 'place'.", "place 1 growth on this"),
+       "piece's when-full program if it fills; emits 'place'.", "place 1 fruit on this"),
     Op("TAKE_PIECES", ("piece", "owned"), "n --", "Remove up to n pieces from 'it'; emits 'remove'.",
-       "remove 1 animal from this"),
+       "remove 1 fruit from this"),
     Op("CAN_REMOVE", ("piece", "target"), "n -- b", "Whether n pieces can be removed (cost check)."),
-    Op("MARK", ("flag", "on"), "c --", "Set or clear a flag on a card; emits the flag's name.", "mark it tilted"),
+    Op("MARK", ("flag", "on"), "c --", "Set or clear a flag on a card; emits the flag's name.", "mark it ripe"),
     Op("FLIP", (), "c --", "Turn a double-sided card to its other side.", "flip it"),
     Op("CAN_MARK", ("flag", "on", "target"), "-- b", "Whether a target card (it, this, or any card of a "
        "query) can be marked or unmarked, i.e. is not already in that state (cost check)."),
     Op("SCORE", (), "n --", "Add to the current player's score in the scoring step being counted.",
-       "score 2 per card in tableau"),
+       "score 2 per card in orchard"),
     Op("EMIT", ("event", "object"), "--", "Announce an event about the current player and 'it', with an "
-       "optional object name; triggers that match run now.", "emit place ocean"),
+       "optional object name; triggers that match run now.", "emit harvest apple"),
     Op("PASS_FIRST", ("who",), "--", "Hand the first-player marker to a player.",
        "pass first player to left neighbour"),
     Op("NPLAYERS", (), "-- n", "The number of players.", "player-count"),
-    Op("DISTINCT", ("query",), "-- n", "How many different cards (by id) a query finds.", "distinct(card in forest)"),
+    Op("DISTINCT", ("query",), "-- n", "How many different cards (by id) a query finds.", "distinct(card in shed)"),
     Op("OCCURRENCES", ("query", "trait", "values"), "-- n", "How many times trait values occur on the cards of "
        "a query (a card may list a value twice). With the query {card_on_stack: true} it counts on one card "
-       "popped from the stack (c -- n): occurrences(it, tag science).", "occurrences(card in tableau, tag science)"),
+       "popped from the stack (c -- n): occurrences(it, fruit apple).", "occurrences(card in orchard, fruit apple)"),
     Op("DUP", (), "v -- v v", "Duplicate the top of the stack."),
     Op("PLACE_OF", ("which",), "c -- n", "Where a card lies: its board row or column (1-based), or its position "
        "in its zone (1 = top of a pile, first of a row, first cell of a board).", "column of it"),
     Op("END_GAME", (), "--", "End the game at once: every running program stops and scoring begins."),
-    Op("SHUFFLE", ("zone",), "--", "Shuffle a pile with the game's seeded generator.", "shuffle deck"),
+    Op("SHUFFLE", ("zone",), "--", "Shuffle a pile with the game's seeded generator.", "shuffle stack"),
     Op("ACTIVATION", ("timing",), "-- iter", "The current player's cards with abilities of this timing (or "
        "of a timing that matches it), in the declared activation order; asks whether the block goes "
-       "before or after when the rules let the player choose.", "activate green abilities", decides=True),
+       "before or after when the rules let the player choose.", "activate spring abilities", decides=True),
     Op("NEXT_ACTIVATION", ("target",), "iter -- iter | ", "Set 'it' to the next card to activate, or drop "
        "the iterator and jump."),
     Op("RUN_ABILITY", ("timing", "optional"), "c --", "Run a card's ability of a timing, at most once per "
        "card per activation; optional ones ask first and are skipped when their cost cannot be paid.",
-       "activate black ability of it", decides=True),
+       "activate autumn ability of it", decides=True),
     Op("REVEAL", ("source",), "n --", "Reveal the n-th card from the top of a pile as 'it' without moving it.",
-       "reveal 1 from deck"),
+       "reveal 1 from stack"),
 )
 
 BY_NAME: dict[str, Op] = {op.name: op for op in OPS}

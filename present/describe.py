@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from . import ast as A
-from .diagnostics import Diagnostics
-from .unparse import text as unparse
+from cardsmith.compiler import ast as A
+from cardsmith.compiler.diagnostics import Diagnostics
+from cardsmith.compiler.unparse import text as unparse
 
 LANGS = ("en", "ja")
 COMPARISONS = {">=", "<=", ">", "<", "=", "!="}
@@ -170,7 +170,7 @@ class CallInfo:
 
 
 def call_info(group: A.Group) -> CallInfo:
-    from .parse import parse_program, plain_locate
+    from cardsmith.compiler.parse import parse_program, plain_locate
 
     info = CallInfo(group.macro or "", group.call or "")
     words = (group.macro or "").split()[1:]
@@ -1172,9 +1172,9 @@ class Describer:
         ability of any card; a macro call reads as its glossary phrase, else as the call as written (its
         body is the rules' machinery, not what a player picks). None when the source does not parse or
         check, or holds a construct the renderer cannot say."""
-        from .check import Checker, Context
-        from .expand import BROKEN, Expander
-        from .parse import parse_program, plain_locate
+        from cardsmith.compiler.check import Checker, Context
+        from cardsmith.compiler.expand import BROKEN, Expander
+        from cardsmith.compiler.parse import parse_program, plain_locate
 
         diags = Diagnostics()
         prog = parse_program(text, plain_locate(), diags)
@@ -1228,7 +1228,7 @@ class Describer:
         for ms in self.macros.values():
             for m in ms:
                 if m.signature == signature:
-                    from .expand import Expander
+                    from cardsmith.compiler.expand import Expander
 
                     body = Expander(self.macros, Diagnostics()).program(m.body).body
                     return self.program(body)

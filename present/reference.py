@@ -27,10 +27,11 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import ast as A
+from cardsmith.compiler import ast as A
+from cardsmith.compiler.diagnostics import Diagnostics
+from cardsmith.compiler.expand import Expander
+
 from .describe import LANGS, Describer
-from .diagnostics import Diagnostics
-from .expand import Expander
 
 # ------------------------------------------------------------------------- labels
 

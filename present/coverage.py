@@ -14,9 +14,9 @@ import json
 import re
 from dataclasses import dataclass, fields
 
-from . import ast as A
-from .bytecode import CardDef
-from .pipeline import CompileResult
+from cardsmith.bytecode import CardDef
+from cardsmith.compiler import ast as A
+from cardsmith.compiler.pipeline import CompileResult
 
 CATEGORIES = ("timing", "trigger", "macro", "construct", "opcode")
 

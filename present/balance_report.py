@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .balance import Balance, CardBalance
+from cardsmith.runtime.balance import Balance, CardBalance
 
 PLOTS_HELP = ("the balance report draws its plots with matplotlib, an optional dependency of cardsmith; "
               "install it with: python3 -m pip install 'cardsmith[balance]'")
@@ -174,24 +174,32 @@ def length_plot(b: Balance, folder: Path) -> Plot:
 
 
 def write_report(b: Balance, folder: str | Path, min_plays: int = 10, pack_folder: Path | None = None) -> list[Path]:
-    """Draw the plots and write index.html into `folder` (created if need be); returns the files written."""
-    from cardsmith.compiler.render import environment
+    """Draw the plots and write index.html into `folder` (created if need be); returns the files written.
+
+    Everything is made in a scratch folder first and moved in only when the page rendered: a pack
+    template that fails (TemplateError) leaves no file behind."""
+    import os
+    import tempfile
+
+    from cardsmith.present.render import environment, render_template
 
     matplotlib = plotting()
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    with matplotlib.rc_context(_RC):
-        plots = [seat_plot(b, out), score_plot(b, out, by_agent=False), score_plot(b, out, by_agent=True),
-                 card_plot(b, out, min_plays), length_plot(b, out)]
-    ranked = b.ranked(min_plays)
-    played = [c for c in b.cards if c.played.count]
-    table = sorted(played, key=lambda c: (-c.difference[0], c.id)) + b.never_played
-    html = environment(pack_folder).get_template("balance.html.j2").render(
-        b=b, plots={p.name: p for p in plots}, cards=table, ranked=ranked, min_plays=min_plays,
-        strongest=[c for c in ranked if c.difference[0] > 0][:5],
-        weakest=[c for c in reversed(ranked) if c.difference[0] < 0][:5])
-    (out / "index.html").write_text(html, encoding="utf-8")
-    files = [out / "index.html"]
-    for p in plots:
-        files += [out / f"{p.name}.png", out / f"{p.name}.svg"]
-    return files
+    with tempfile.TemporaryDirectory(dir=out, prefix=".report-") as scratch:
+        stage = Path(scratch)
+        with matplotlib.rc_context(_RC):
+            plots = [seat_plot(b, stage), score_plot(b, stage, by_agent=False), score_plot(b, stage, by_agent=True),
+                     card_plot(b, stage, min_plays), length_plot(b, stage)]
+        ranked = b.ranked(min_plays)
+        played = [c for c in b.cards if c.played.count]
+        table = sorted(played, key=lambda c: (-c.difference[0], c.id)) + b.never_played
+        html = render_template(
+            environment(pack_folder), "balance.html.j2", b=b, plots={p.name: p for p in plots}, cards=table,
+            ranked=ranked, min_plays=min_plays, strongest=[c for c in ranked if c.difference[0] > 0][:5],
+            weakest=[c for c in reversed(ranked) if c.difference[0] < 0][:5])
+        (stage / "index.html").write_text(html, encoding="utf-8")
+        names = ["index.html"] + [f"{p.name}.{ext}" for p in plots for ext in ("png", "svg")]
+        for name in names:
+            os.replace(stage / name, out / name)
+    return [out / name for name in names]

@@ -1,6 +1,6 @@
 """Rule references and card sheets as Markdown, HTML, reStructuredText and PDF.
 
-HTML comes from Jinja2 templates with autoescape on (compiler/templates/); a pack overrides any of
+HTML comes from Jinja2 templates with autoescape on (present/templates/); a pack overrides any of
 them with a file of the same name in its own `templates/` folder. Markdown and reStructuredText are
 written here and escape every text that comes from a pack. PDF goes through WeasyPrint, an optional
 dependency (`pip install 'cardsmith[pdf]'`): `pdf_engine()` raises `PdfUnavailable` with the
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
+import jinja2.sandbox
 
 from .reference import CardEntry, Reference, Section
 
@@ -47,27 +48,130 @@ def pdf_engine():
 
 
 # ------------------------------------------------------------------------------ templates
+# Packs are data and may come from strangers, and a pack may ship templates/: every template, ours and
+# packs', renders in Jinja2's immutable sandbox (no attribute that starts with '_', no method that
+# changes a value, no call into Python's internals). A template that breaks a rule of the sandbox, or
+# fails in any other way, is a TemplateError naming the template file and line; nothing is written.
+
+MAX_TEMPLATE_ITEMS = 1_000_000  # the largest string or list a template may make with * or **
+
+
+class TemplateError(Exception):
+    """A template could not be rendered. `file` is the template's path, `line` its 1-based line (0 when
+    unknown)."""
+
+    def __init__(self, message: str, file: str, line: int) -> None:
+        super().__init__(message)
+        self.message, self.file, self.line = message, file, line
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}"
+
+
+class _Sandbox(jinja2.sandbox.ImmutableSandboxedEnvironment):
+    """The immutable sandbox, which also refuses arithmetic that would build huge values."""
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def call_binop(self, context, operator: str, left, right):
+        if operator == "**" and isinstance(right, int) and abs(right) > 64:
+            raise jinja2.sandbox.SecurityError("a power above 64 is not allowed in a template")
+        if operator == "*":
+            for size, times in ((left, right), (right, left)):
+                if isinstance(size, str | list | tuple) and isinstance(times, int) and \
+                        len(size) * times > MAX_TEMPLATE_ITEMS:
+                    raise jinja2.sandbox.SecurityError(f"a template may not build a value of more than "
+                                                       f"{MAX_TEMPLATE_ITEMS:,} items")
+        return super().call_binop(context, operator, left, right)
 
 
 def environment(pack_folder: Path | None = None) -> jinja2.Environment:
-    """Jinja2 with autoescape on; a pack's own templates/ folder comes first."""
-    loaders = []
+    """The sandboxed Jinja2 environment, autoescape on; a pack's own templates/ folder comes first.
+
+    A pack's templates are read only from regular files inside its templates/ folder: a symbolic link
+    that leads out of it is not followed (it would let a template print any file the user can read)."""
+    loaders: list[jinja2.BaseLoader] = []
     if pack_folder is not None and (Path(pack_folder) / "templates").is_dir():
-        loaders.append(jinja2.FileSystemLoader(str(Path(pack_folder) / "templates")))
+        loaders.append(_PackTemplates(Path(pack_folder) / "templates"))
     loaders.append(jinja2.FileSystemLoader(str(TEMPLATES)))
-    return jinja2.Environment(loader=jinja2.ChoiceLoader(loaders), autoescape=True, trim_blocks=False,
-                              lstrip_blocks=False, undefined=jinja2.StrictUndefined)
+    return _Sandbox(loader=jinja2.ChoiceLoader(loaders), autoescape=True, trim_blocks=False,
+                    lstrip_blocks=False, undefined=jinja2.StrictUndefined)
+
+
+class _PackTemplates(jinja2.FileSystemLoader):
+    """A pack's templates: regular files that really lie inside the folder."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__(str(folder))
+        self.root = folder.resolve()
+
+    def get_source(self, environment, template):
+        path = Path(self.searchpath[0]) / template
+        if path.exists():
+            real = path.resolve()
+            if not real.is_relative_to(self.root) or not real.is_file():
+                raise TemplateError("a pack's template must be a regular file inside its templates/ folder "
+                                    "(symbolic links out of it are not followed)", str(path), 0)
+        return super().get_source(environment, template)
+
+
+def render_template(env: jinja2.Environment, name: str, **context) -> str:
+    """Render a template; any failure, a sandbox violation included, is a TemplateError with its place."""
+    try:
+        return env.get_template(name).render(**context)
+    except TemplateError:
+        raise
+    except jinja2.TemplateSyntaxError as e:
+        raise TemplateError(f"the template does not parse: {e.message}", e.filename or name, e.lineno or 0) \
+            from None
+    except jinja2.sandbox.SecurityError as e:
+        file, line = _template_place(e, name)
+        raise TemplateError(f"the template tried something templates may not do: {e}", file, line) from None
+    except jinja2.TemplateError as e:  # undefined names, bad filters
+        file, line = _template_place(e, name)
+        raise TemplateError(f"the template failed: {e.message or type(e).__name__}", file, line) from None
+    except (ArithmeticError, LookupError, TypeError, ValueError, AttributeError, RecursionError,
+            MemoryError) as e:
+        file, line = _template_place(e, name)
+        raise TemplateError(f"the template failed: {type(e).__name__}: {e}", file, line) from None
+
+
+def _template_place(exc: BaseException, name: str) -> tuple[str, int]:
+    """The template file and line where an error was raised, from the frames Jinja2 gives templates."""
+    import traceback
+
+    place = (name, 0)
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename.endswith((".j2", ".html", ".css")) and frame.lineno:
+            place = (frame.filename, frame.lineno)
+    return place
 
 
 def render_html(ref: Reference, pack_folder: Path | None = None) -> str:
-    env = environment(pack_folder)
     icons = {i.timing: i for i in ref.timings}
-    return env.get_template("reference.html.j2").render(ref=ref, L=ref.labels, icons=icons)
+    return render_template(environment(pack_folder), "reference.html.j2", ref=ref, L=ref.labels, icons=icons)
 
 
 def html_to_pdf(html: str, path: str | Path, base_url: str | None = None) -> None:
     weasyprint = pdf_engine()
-    weasyprint.HTML(string=html, base_url=base_url or str(TEMPLATES)).write_pdf(str(path))
+    weasyprint.HTML(string=html, base_url=base_url or str(TEMPLATES),
+                    url_fetcher=_local_resources).write_pdf(str(path))
+
+
+def _local_resources(url: str, *args, **kwargs):
+    """What the PDF engine may load for a page: inline data, and files among our templates. A pack's
+    HTML must not pull other files of the machine, or anything from the network, into the PDF."""
+    import weasyprint
+
+    if url.startswith("data:"):
+        return weasyprint.default_url_fetcher(url, *args, **kwargs)
+    if url.startswith("file://"):
+        from urllib.parse import unquote, urlparse
+
+        real = Path(unquote(urlparse(url).path)).resolve()
+        if real.is_relative_to(TEMPLATES.resolve()) and real.is_file():
+            return weasyprint.default_url_fetcher(url, *args, **kwargs)
+    raise ValueError(f"not loaded into the PDF: {url[:80]}")
 
 
 # ------------------------------------------------------------------------------ Markdown
@@ -413,9 +517,8 @@ def render_sheets_html(ref: Reference, paper: str = "a4", backs: bool = False, c
     """The sheets as HTML, and how many pages they take."""
     pages = sheet_pages(ref, paper, backs, copies)
     pw, ph = PAPERS[paper]
-    env = environment(pack_folder)
-    html = env.get_template("sheets.html.j2").render(pages=pages, page_w=pw, page_h=ph, lang=ref.lang,
-                                                     title=f"{ref.pack_name} — cards", paper=paper)
+    html = render_template(environment(pack_folder), "sheets.html.j2", pages=pages, page_w=pw, page_h=ph,
+                           lang=ref.lang, title=f"{ref.pack_name} — cards", paper=paper)
     return html, len(pages)
 
 

@@ -1,0 +1,149 @@
+"""What several commands share, defined once: compiling a pack or exiting, the options of a batch of
+simulated games (simulate, balance), and checking them against the compiled pack."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import click
+
+from cardsmith.bytecode import CompiledPack
+from cardsmith.compiler.diagnostics import Diagnostics
+from cardsmith.compiler.pipeline import CompileResult, compile_pack
+from cardsmith.runtime.agents import AGENTS
+
+from .validate import emit_diagnostics
+
+
+def compile_or_exit(pack: str, fmt: str = "text", cache: bool = False) -> CompileResult:
+    """Compile (through the compile cache when `cache`) or print the errors in `fmt` and exit 1.
+
+    A cache hit carries the compiled pack but no checked AST: commands that describe cards or compile
+    more programs against the pack (describe, reference, scenarios) compile without the cache."""
+    res = compile_pack(pack, Diagnostics(), cache=cache)
+    if not res.ok:
+        emit_diagnostics(res.diagnostics.sorted(), fmt)
+        click.echo(f"{pack}: {len(res.diagnostics.errors)} error(s); nothing compiled", err=True)
+        sys.exit(1)
+    return res
+
+
+NO_CACHE = click.option("--no-cache", is_flag=True,
+                        help="Compile from source and leave the compile cache alone (location: $CARDSMITH_CACHE, "
+                             "else ~/.cache/cardsmith; safe to delete).")
+
+
+def parse_params(values: tuple[str, ...]) -> dict:
+    """NAME=VALUE pairs, each value a JSON number or list."""
+    out = {}
+    for v in values:
+        if "=" not in v:
+            raise click.BadParameter(f"'{v}' should look like name=value", param_hint="--param")
+        k, raw = v.split("=", 1)
+        try:
+            out[k] = json.loads(raw)
+        except json.JSONDecodeError:
+            raise click.BadParameter(f"value of '{k}' should be a number or a JSON list",
+                                     param_hint="--param") from None
+    return out
+
+
+def _same_shape(default, value) -> bool:
+    """An override must have the type of the parameter's declared default (a number, or a list of them)."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        return type(default) is type(value)
+    if isinstance(default, int):
+        return isinstance(value, int)
+    if isinstance(default, list):
+        return isinstance(value, list) and all(_same_shape(default[0], v) for v in value) if default else \
+            isinstance(value, list)
+    return type(default) is type(value)
+
+
+def pack_params(pack: CompiledPack, values: tuple[str, ...]) -> dict:
+    """The --param overrides, checked against the pack's parameters: known names, declared types."""
+    overrides = parse_params(values)
+    unknown = [k for k in overrides if k not in pack.params]
+    if unknown:
+        raise click.BadParameter(f"unknown parameter(s) {', '.join(unknown)}; parameters: {', '.join(pack.params)}",
+                                 param_hint="--param")
+    for k, v in overrides.items():
+        default = pack.params[k]
+        if not _same_shape(default, v):
+            kind = "a list of whole numbers" if isinstance(default, list) else "a whole number"
+            raise click.BadParameter(f"'{k}' is {kind} (default {json.dumps(default)}), not {json.dumps(v)}",
+                                     param_hint="--param")
+    return overrides
+
+
+def agent_names(agents: str) -> list[str]:
+    """The comma-separated --agents, each a known agent."""
+    names = [a.strip() for a in agents.split(",") if a.strip()]
+    bad = [a for a in names if a not in AGENTS]
+    if bad or not names:
+        raise click.BadParameter(f"unknown agent(s) {', '.join(bad) or '(none given)'}; agents: {', '.join(AGENTS)}",
+                                 param_hint="--agents")
+    return names
+
+
+def player_count(pack: CompiledPack, players: int | None) -> int:
+    n = players or pack.players[0]
+    if not pack.players[0] <= n <= pack.players[1]:
+        raise click.BadParameter(f"{pack.name} is for {pack.players[0]} to {pack.players[1]} players",
+                                 param_hint="--players")
+    return n
+
+
+def game_batch_options(default_games: int, outcome: str) -> Callable:
+    """The options of a batch of seeded games: -n, -p, -s, -a, --param, --max-decisions, -j, --no-cache.
+    `outcome` names what stays the same for any --jobs ('Results', 'The report')."""
+    options = [
+        click.option("--games", "-n", default=default_games, show_default=True, type=click.IntRange(1),
+                     help="Games to play."),
+        click.option("--players", "-p", default=None, type=int, help="Players per game (default: the pack's minimum)."),
+        click.option("--seed", "-s", default=0, show_default=True, type=int, help="Game i uses seed SEED+i."),
+        click.option("--agents", "-a", default="random", show_default=True,
+                     help=f"Comma-separated agents, assigned to seats in turn ({', '.join(AGENTS)})."),
+        click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Override a rule parameter."),
+        click.option("--max-decisions", default=None, type=click.IntRange(100),
+                     help="Safety cap per game; a capped game is scored where it stopped and counted as capped."),
+        click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(0),
+                     help=f"Worker processes (0: one per CPU). {outcome} the same for any number."),
+        NO_CACHE,
+    ]
+
+    def apply(fn: Callable) -> Callable:
+        for option in reversed(options):
+            fn = option(fn)
+        return fn
+
+    return apply
+
+
+@dataclass(frozen=True)
+class GameBatch:
+    """A batch of seeded games, its options checked against the compiled pack."""
+
+    result: CompileResult
+    players: int
+    agents: list[str]
+    params: dict
+    jobs: int
+
+    @property
+    def pack(self) -> CompiledPack:
+        return self.result.pack
+
+
+def game_batch(pack: str, players: int | None, agents: str, params: tuple[str, ...], jobs: int,
+               no_cache: bool) -> GameBatch:
+    """Compile the pack (through the cache) and check the batch's options against it; usage errors exit 2."""
+    import os
+
+    names = agent_names(agents)
+    res = compile_or_exit(pack, cache=not no_cache)
+    return GameBatch(res, player_count(res.pack, players), names, pack_params(res.pack, params),
+                     jobs or os.cpu_count() or 1)

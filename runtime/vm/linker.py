@@ -1,0 +1,294 @@
+"""The linker: prepares a pack's programs for the VM once, shared by every game of that pack.
+
+Operands become what handlers need (queries become generated Python functions over the state's
+zones, filters become predicates), opcodes become handler functions, and runs of instructions are
+fused into superinstructions (`fuser`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from cardsmith.bytecode import Code, CompiledPack
+from cardsmith.runtime.geometry import geometry
+from cardsmith.runtime.state import SHARED
+
+from .core import CMP, Frame, Linked, Query, owner
+from .fuser import fuse, single_on_first_run
+from .handlers import HANDLERS
+from .inline import INLINE
+from .ops_flow import op_RETURN
+
+# Superinstructions (see `fuser`): on unless CARDSMITH_VM_FUSE=0, which runs every instruction on its own
+# (to check that both give the same games, byte for byte).
+FUSE = os.environ.get("CARDSMITH_VM_FUSE", "1") != "0"
+
+
+class Linker:
+    """Prepares a pack's codes for the VM once; shared by every game of that pack."""
+
+    def __init__(self, pack: CompiledPack) -> None:
+        self.pack = pack
+        self.cache: dict[int, Linked] = {}
+        self.def_index = {c.id: i for i, c in enumerate(pack.cards)}
+        self.traits: list[dict[str, frozenset[str]]] = [
+            {t: frozenset(v) for t, v in c.traits.items()} for c in pack.cards]
+        self.stats: list[dict[str, int]] = [{**pack.stats, **c.stats} for c in pack.cards]
+        self.back: list[int | None] = [self.def_index.get(c.back) if c.back else None for c in pack.cards]
+        # the timings an activation of T runs: T itself, then those that match it (multicolour)
+        self.run_timings: dict[str, list[str]] = {
+            t: [t] + [u for u, d in pack.timings.items() if t in d.get("matches", [])] for t in pack.timings}
+        self.abilities: list[dict[str, Linked]] = [
+            {t: self.link(code) for t, code in c.abilities.items()} for c in pack.cards]
+        self.checks: list[dict[str, Linked]] = [
+            {t: self.link(code) for t, code in c.checks.items()} for c in pack.cards]
+        self.conditions: list[dict[str, Linked]] = [
+            {t: self.link(code) for t, code in c.conditions.items()} for c in pack.cards]
+        self.triggers: list[list[tuple]] = [
+            [(t.subject, t.verb, t.name, self.pred(t.filters) if t.filters is not None else None, self.link(t.code))
+             for t in c.triggers] for c in pack.cards]
+        self.modifiers: list[list[tuple]] = [
+            [(m.stat, self.pred(m.query["filters"]), m.amount,
+              frozenset(z for z, _ in m.query["zones"]) or None) for m in c.modifiers] for c in pack.cards]
+        # 'prevent ...' per card: (names, only opponents, scope "this" | "you"); checked only when a
+        # counter or piece named in some prohibition is lost or removed, so other losses cost nothing
+        self.prevents: list[tuple] = [
+            tuple((frozenset(p["names"]), p["opponents"], p["scope"]) for p in c.prevents) for c in pack.cards]
+        self.prevent_names = frozenset(n for ps in self.prevents for names, _, _ in ps for n in names)
+        self.prevent_anyone = any(not opp for ps in self.prevents for _, opp, _ in ps)
+        self.on_empty = {z: self.link(c) for z, c in pack.zone_on_empty.items()}
+        self.when_full = {p: self.link(c) for p, c in pack.piece_when_full.items()}
+        # pieces that reserve their card for the players who placed them (`reserves: true`)
+        self.reserving = tuple(p for p, d in pack.pieces.items() if d.get("reserves"))
+        self.in_play = {z for z, d in pack.zones.items() if d.get("in-play")}
+        self.geo = {z: geometry(d) for z, d in pack.zones.items()}
+        self.ortho = {z: geometry({**d, "adjacency": 4}) for z, d in pack.zones.items()}
+        # every verb some trigger of the pack listens for: an event of another verb starts nothing
+        self.trigger_verbs = frozenset(t.verb for c in pack.cards for t in c.triggers)
+        self._listening: dict[tuple[str, str | None], bool] = {}
+        self.triggers_by_verb: list[dict[str, list[tuple]]] = []  # per card: its triggers by verb, in order
+        for ts in self.triggers:
+            by: dict[str, list[tuple]] = {}
+            for t in ts:
+                by.setdefault(t[1], []).append(t)
+            self.triggers_by_verb.append(by)
+        # every stat some modifier changes: the others are read straight from the card
+        self.modified_stats = frozenset(m[0] for ms in self.modifiers for m in ms)
+        self.capacity = {p: d.get("capacity") for p, d in pack.pieces.items()}  # the stat that bounds a piece
+        # timings whose abilities run once per card in an activation
+        self.once_timings = frozenset(t for t, d in pack.timings.items() if d.get("kind") == "activated"
+                                      and pack.activation.get("once-per-card", True))
+
+    def listens(self, verb: str, name: str | None) -> bool:
+        """Whether any trigger of the pack can start on event `verb` about `name` (see VM.fire)."""
+        key = (verb, name)
+        hit = self._listening.get(key)
+        if hit is None:
+            hit = self._listening[key] = any(t.verb == verb and (t.name is None or t.name == name)
+                                             for c in self.pack.cards for t in c.triggers)
+        return hit
+
+    def link(self, code: Code) -> Linked:
+        key = id(code)
+        lc = self.cache.get(key)
+        if lc is None:
+            prepared = [self._prepare(ins) for ins in code.ops]
+            prepared.append((op_RETURN,))
+            # An opcode with an inline definition (inline.py) has no hand-written handler: it runs as a
+            # region of one instruction, generated from that definition the first time it runs.
+            ops = [single_on_first_run(code, prepared, k, self) if ins[0] in INLINE else prepared[k]
+                   for k, ins in enumerate(code.ops)]
+            ops.append(prepared[-1])
+            if FUSE:
+                fuse(code, prepared, ops, self)
+            lc = self.cache[key] = Linked(code, ops)
+        return lc
+
+    def _prepare(self, ins: list) -> tuple:
+        name, *args = ins
+        handler = HANDLERS.get(name)
+        if name in ("COUNT", "FOR_CARDS", "CHOOSE_CARD", "NEIGHBOURS", "PATH", "PICK_HOLDER", "LINES"):
+            args[0] = self.query(args[0])
+        elif name == "SUM":
+            args[1] = self.query(args[1])
+        elif name == "SETS":
+            args[0] = self.query(args[0])
+            args[1] = [self.pred([f]) for f in args[1]]
+        elif name in ("TAKE", "CAN_TAKE", "REVEAL"):
+            src = args[0]
+            pred = self.pred(src["filters"]) if src["filters"] else None
+            args[0] = (src["zone"][0], src["zone"][1], src["end"], pred, bool(src.get("all")))
+        elif name in ("PUT", "CAN_PUT", "PUT_CELL"):
+            d = args[0]
+            args[0] = (d["zone"][0], d["zone"][1], d["end"])
+        elif name == "MATCH":
+            args[0] = self.pred([args[0]])
+        elif name in ("CAN_REMOVE", "CAN_MARK"):
+            i = 1 if name == "CAN_REMOVE" else 2
+            t = args[i]
+            args[i] = t if ("it" in t or "this" in t) else self.query(t)
+        elif name in ("DISTINCT", "OCCURRENCES"):
+            args[0] = self.query(args[0])
+        return (handler, *args)
+
+    def query(self, q: dict) -> Query:
+        if q.get("card_on_stack"):
+            return Query([], None, on_stack=True)
+        pred = self.pred(q["filters"]) if q["filters"] else None
+        where = None
+        if q.get("where"):
+            where = self.link(Code.from_json(q["where"]))
+            base = pred
+
+            def pred(vm, f, c, base=base, where=where):
+                return (base is None or base(vm, f, c)) and bool(vm.eval_sync(where, f.you, c.id, f.this))
+
+        query = Query([(z, o) for z, o in q["zones"]], pred, reverse=bool(q.get("reverse")))
+        query.run = self._query_code(query.zones, q["filters"], where, query.reverse)
+        return query
+
+    def _query_code(self, zones: list[tuple[str, str]], filters: list, where: Linked | None, reverse: bool):
+        """`VM.query` of one query as a generated function: the zones unrolled, the filters written inline."""
+        ns: dict[str, Any] = {"traits": self.traits, "defs": self.pack.cards, "owner": owner, "W": where,
+                              "Frame": Frame, "_where": run_where}
+        tests = [self._filter_code(flt, ns) for flt in filters]
+        lines = ["def run(vm, f):", " st = vm.state", " cards = st.cards", " zones = st.zones", " out = []"]
+        if where is not None and where.pure:  # one frame for the whole query, as eval_sync would make per card
+            lines.append(" w = Frame(W, f.you, None, f.this)")
+            tests.append("_where(vm, w, cid)")
+        elif where is not None:
+            tests.append("bool(vm.eval_sync(W, f.you, cid, f.this))")
+        for i, (zname, mode) in enumerate(zones):
+            ns[f"z{i}"] = zname
+            if mode in ("others", "all"):
+                lines.append(" n = st.n")
+                lines.append(f" for i in range({0 if mode == 'all' else 1}, n):")
+                lines.append(f"  for cid in zones[(z{i}, (f.you + i) % n)]:")
+                pad = "   "
+            else:
+                seat = "f.you" if mode == "you" else f"({SHARED})" if mode == "shared" else f"owner(vm, {mode!r}, f)"
+                lines.append(f" for cid in zones[(z{i}, {seat})]:")
+                pad = "  "
+            if tests:
+                lines.append(f"{pad}if cid is not None:")
+                lines.append(f"{pad} c = cards[cid]")
+                lines.append(f"{pad} if {' and '.join(tests)}:")
+                lines.append(f"{pad}  out.append(cid)")
+            else:
+                lines.append(f"{pad}if cid is not None:")
+                lines.append(f"{pad} out.append(cid)")
+        if reverse:
+            lines.append(" out.reverse()")
+        lines.append(" return out")
+        exec(compile("\n".join(lines) + "\n", "<query>", "exec"), ns)
+        return ns["run"]
+
+    def pred(self, filters: list):
+        """A predicate (vm, frame, card) -> bool for a filter list (all must hold)."""
+        if not filters:
+            return lambda vm, f, c: True
+        # One generated function testing each in turn, the common tests written out inline (every test is
+        # a bool, so 'and' gives what all() gives); other filters call their function from `_filter`.
+        ns: dict[str, Any] = {"traits": self.traits, "defs": self.pack.cards}
+        body = " and ".join(self._filter_code(flt, ns) for flt in filters)
+        exec(compile(f"def every(vm, f, c):\n return {body}\n", "<filters>", "exec"), ns)
+        return ns["every"]
+
+    def _filter_code(self, flt: list, ns: dict) -> str:
+        """Python source of one filter test over card `c` (constants go into `ns`)."""
+        def const(v) -> str:
+            name = f"k{len(ns)}"
+            ns[name] = v
+            return name
+
+        kind = flt[0]
+        if kind == "trait":
+            return f"not {const(frozenset(flt[2]))}.isdisjoint(traits[c.defn].get({const(flt[1])}, ()))"
+        if kind == "zone":
+            return f"(c.zone in {const(frozenset(flt[1]))})"
+        if kind == "type":
+            return f"(defs[c.defn].type in {const(frozenset(flt[1]))})"
+        if kind == "flag":
+            return f"({const(flt[1])} in c.flags)"
+        if kind == "piece":
+            return f"(c.pieces.get({const(flt[1])}, 0) > 0)"
+        if kind == "not":
+            return f"(not {self._filter_code(flt[1], ns)})"
+        if kind == "not-this":
+            return "(c.id != f.this)"
+        return f"{const(self._filter(flt))}(vm, f, c)"
+
+    def _filter(self, flt: list):
+        kind = flt[0]
+        traits = self.traits
+        if kind == "trait":
+            tname, values = flt[1], frozenset(flt[2])
+            return lambda vm, f, c: not values.isdisjoint(traits[c.defn].get(tname, ()))
+        if kind == "zone":
+            zones = frozenset(flt[1])
+            return lambda vm, f, c: c.zone in zones
+        if kind == "type":
+            types = frozenset(flt[1])
+            cards = self.pack.cards
+            return lambda vm, f, c: cards[c.defn].type in types
+        if kind == "flag":
+            flag = flt[1]
+            return lambda vm, f, c: flag in c.flags
+        if kind == "piece":
+            piece = flt[1]
+            return lambda vm, f, c: c.pieces.get(piece, 0) > 0
+        if kind == "not":
+            inner = self._filter(flt[1])
+            return lambda vm, f, c: not inner(vm, f, c)
+        if kind == "ability":
+            # multicolour counts as each colour it matches (seed 000: 多色の能力 ... それぞれの色としてカウント)
+            runs = frozenset(self.run_timings.get(flt[1], [flt[1]]))
+            abilities = self.pack.cards
+            return lambda vm, f, c: not runs.isdisjoint(abilities[c.defn].abilities) or \
+                not runs.isdisjoint(abilities[c.defn].conditions)
+        if kind == "not-this":
+            return lambda vm, f, c: c.id != f.this
+        if kind == "stat" and flt[1] in self.pack.pieces:
+            piece, op, value = flt[1], CMP[flt[2]], flt[3]
+            if isinstance(value, dict):
+                code = self.link(Code.from_json(value))
+                return lambda vm, f, c: op(c.pieces.get(piece, 0), vm.eval_sync(code, f.you, f.it, f.this))
+            return lambda vm, f, c: op(c.pieces.get(piece, 0), value)
+        if kind == "stat":
+            stat, op, value = flt[1], CMP[flt[2]], flt[3]
+            if isinstance(value, dict):
+                code = self.link(Code.from_json(value))
+                return lambda vm, f, c: op(vm.stat(c, stat, f.you), vm.eval_sync(code, f.you, f.it, f.this))
+            return lambda vm, f, c: op(vm.stat(c, stat, f.you), value)
+        raise ValueError(f"unknown filter {flt!r}")
+
+
+def run_where(vm, w: Frame, cid: int) -> bool:
+    """A query's pure 'where' program for card `cid`, on the query's own frame: what
+    `bool(vm.eval_sync(where, you, cid, this))` gives, without a new frame per card."""
+    w.it = cid
+    w.pc = 0
+    stack = w.stack
+    stack.clear()
+    ops, end = w.ops, len(w.lc.code.ops)
+    vm.sync += 1
+    try:
+        while w.pc != end:
+            ins = ops[w.pc]
+            w.pc += 1
+            if ins[0](vm, w, ins) is not None:  # pragma: no cover - a handler out of PURE
+                raise RuntimeError(f"internal: {ins!r} is not pure")
+    finally:
+        vm.sync -= 1
+    return bool(stack[-1]) if stack else False
+
+
+_LINKERS: dict[int, Linker] = {}
+
+
+def linker_for(pack: CompiledPack) -> Linker:
+    lk = _LINKERS.get(id(pack))
+    if lk is None or lk.pack is not pack:
+        lk = _LINKERS[id(pack)] = Linker(pack)
+    return lk

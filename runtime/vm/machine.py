@@ -1,0 +1,323 @@
+"""The VM: runs bytecode against a GameState. It knows no game by name.
+
+Every program (the game flow, card abilities, triggers, scoring steps) runs as a frame on one
+explicit frame stack, so the whole run can stop at any decision and resume later: a decision
+opcode computes its options, hands the VM a Decision and is run again, with the answer, when
+`resume` is called. Decision opcodes change nothing before their answer arrives, so re-running
+them is safe.
+
+A step budget (between two decisions) and a trigger-depth limit stop runaway programs with a
+RuntimeFault that names the program and its source line. The opcode handlers live in the
+`ops_*` modules, one per family; `linker` prepares programs and `fuser` compiles runs of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cardsmith.bytecode import CardDef, Code, CompiledPack, Span
+from cardsmith.runtime.state import SHARED, Card, GameState
+
+from .core import (
+    CHANGED,
+    MAX_FRAMES,
+    MAX_TRIGGER_DEPTH,
+    NO_FRAME,
+    RETURNED,
+    STEP_BUDGET,
+    SUSPEND,
+    Decision,
+    Frame,
+    Linked,
+    Query,
+    RuntimeFault,
+    owner,
+)
+from .linker import Linker, linker_for
+
+
+class VM:
+    def __init__(self, pack: CompiledPack, state: GameState, linker: Linker | None = None,
+                 log: list | None = None) -> None:
+        self.pack = pack
+        self.state = state
+        self.linker = linker or linker_for(pack)
+        self.frames: list[Frame] = []
+        self.pending: Decision | None = None
+        self.answer: int | None = None
+        self.log = log
+        self.sync = 0  # >0 while evaluating a check or condition: decisions take their default
+        self.steps = 0
+        self.budget = STEP_BUDGET
+        self.total_steps = 0
+
+    # --- frames and running
+    def push(self, code: Code | Linked, you: int, it: int | None = None, this: int | None = None,
+             step: str | None = None, depth: int = 0) -> None:
+        lc = code if isinstance(code, Linked) else self.linker.link(code)
+        if len(self.frames) >= MAX_FRAMES:
+            raise self.fault("too many nested programs (a macro or trigger that calls itself?)")
+        self.frames.append(Frame(lc, you, it, this, step, depth))
+
+    def run(self) -> Decision | None:
+        """Run until a decision is needed (returned) or no frame is left (None)."""
+        frames = self.frames
+        left = self.budget - self.steps
+        n = 0
+        r = None
+        try:
+            while frames:
+                f = frames[-1]
+                ops = f.ops
+                while True:
+                    ins = ops[f.pc]
+                    f.pc += 1
+                    n += 1
+                    r = ins[0](self, f, ins)
+                    if r is not None:
+                        break
+                    if n > left:
+                        raise self.fault(f"the step budget of {self.budget:,} instructions ran out without a "
+                                         "decision (a loop that never ends?)")
+                if r is SUSPEND:
+                    self.steps = 0
+                    return self.pending
+        finally:
+            self.total_steps += n
+        self.steps += n
+        return None
+
+    def resume(self, answer: int) -> None:
+        self.pending = None
+        self.answer = answer
+
+    def fault(self, message: str) -> RuntimeFault:
+        f = self.frames[-1] if self.frames else None
+        if f is None:
+            return RuntimeFault(message, Span("<runtime>", 0, 0), "<none>")
+        return RuntimeFault(message, self._frame_span(f), f.lc.name)
+
+    def _frame_span(self, f: Frame) -> Span:
+        spans = f.lc.code.spans
+        if not spans:
+            return Span("<runtime>", 0, 0)
+        return self.pack.span(spans[min(max(f.pc - 1, 0), len(spans) - 1)])
+
+    def trigger_loop(self) -> str:
+        """Each trigger program on the frame stack once, innermost first, with its source line:
+        the fault names every card of a storm, not only the one that fired last."""
+        seen: dict[str, Span] = {}
+        for f in reversed(self.frames):
+            if f.depth > 0 and f.lc.name not in seen:
+                seen[f.lc.name] = self._frame_span(f)
+        return ", ".join(f"{name} at {span}" for name, span in seen.items()) or "no trigger program"
+
+    def recall(self, f: Frame) -> Any:
+        """What a decision instruction computed before it suspended, now that it runs again with the
+        answer: nothing can change in between, so its options need not be computed twice."""
+        m = f.memo
+        if m is None:
+            return None
+        f.memo = None
+        return m[1] if m[0] == f.pc and self.answer is not None else None
+
+    def decide(self, f: Frame, kind: str, prompt: str, options: list, labels=None, default: int = 0,
+               memo: Any = None) -> int | None:
+        """The answer to a decision, or None after suspending for the agent (keeping `memo` for `recall`)."""
+        if self.answer is not None:
+            a = self.answer
+            self.answer = None
+            if not 0 <= a < len(options):
+                raise self.fault(f"answer {a} is not one of the {len(options)} options of '{prompt}'")
+            return a
+        if len(options) == 1:
+            return 0
+        if self.sync:
+            return default
+        if memo is not None:
+            f.memo = (f.pc, memo)
+        f.pc -= 1  # run this instruction again, with the answer
+        self.pending = Decision(f.you, kind, prompt, options,
+                                labels if labels is not None else lambda: [str(o) for o in options])
+        return None
+
+    def eval_sync(self, lc: Linked, you: int, it: int | None = None, this: int | None = None,
+                  step: str | None = None) -> Any:
+        """Evaluate a small program to a value on the spot (conditions, cost checks)."""
+        if lc.pure:  # nothing in it decides, starts a program or ends one: run it on its own frame
+            frame = Frame(lc, you, it, this, step)
+            ops, end = lc.ops, len(lc.code.ops)
+            self.sync += 1
+            try:
+                while frame.pc != end:
+                    ins = ops[frame.pc]
+                    frame.pc += 1
+                    if ins[0](self, frame, ins) is not None:  # pragma: no cover - a handler out of PURE
+                        raise RuntimeError(f"internal: {ins!r} is not pure")
+            finally:
+                self.sync -= 1
+            return frame.stack[-1] if frame.stack else None
+        saved_frames, saved_answer = self.frames, self.answer
+        self.frames = [Frame(lc, you, it, this, step)]
+        self.answer = None
+        self.sync += 1
+        result = None
+        try:
+            frame = self.frames[0]
+            while self.frames:
+                top = self.frames[-1]
+                r = None
+                while r is None:
+                    ins = top.ops[top.pc]
+                    top.pc += 1
+                    r = ins[0](self, top, ins)
+                if r is RETURNED and top is frame:
+                    result = frame.stack[-1] if frame.stack else None
+        finally:
+            self.sync -= 1
+            self.frames, self.answer = saved_frames, saved_answer
+        return result
+
+    # --- card facts
+    def defn(self, card: Card) -> CardDef:
+        return self.pack.cards[card.defn]
+
+    def stat(self, card: Card, name: str, seat: int) -> int:
+        value = self.linker.stats[card.defn].get(name, 0)
+        if self.state.live_modifiers and name in self.linker.modified_stats:
+            mods = self.linker.modifiers
+            cards = self.state.cards
+            for mid in self.state.live_modifiers:
+                m = cards[mid]
+                if m.seat != seat:
+                    continue
+                for stat, pred, amount, zones in mods[m.defn]:
+                    if stat == name and (zones is None or card.zone in zones) and pred(self, NO_FRAME, card):
+                        value += amount
+        return value
+
+    def label(self, cid: int) -> str:
+        c = self.state.cards[cid]
+        d = self.pack.cards[c.defn]
+        where = f" at {self.linker.geo[c.zone].label(c.pos)}" if c.pos >= 0 else ""
+        return f"{d.name} ({d.id}){where}"
+
+    # --- zones
+    def zone_cards(self, zname: str, seat: int) -> list[int]:
+        return [c for c in self.state.zones[(zname, seat)] if c is not None]
+
+    def query(self, q: Query, f: Frame) -> list[int]:
+        if q.run is not None:
+            return q.run(self, f)
+        out = []
+        cards = self.state.cards
+        zones = self.state.zones
+        pred = q.pred
+        for zname, mode in q.zones:
+            if mode in ("others", "all"):
+                n = self.state.n
+                seats = [(f.you + i) % n for i in range(0 if mode == "all" else 1, n)]
+            else:
+                seats = (owner(self, mode, f),)
+            for seat in seats:
+                for cid in zones[(zname, seat)]:
+                    if cid is not None and (pred is None or pred(self, f, cards[cid])):
+                        out.append(cid)
+        if q.reverse:
+            out.reverse()
+        return out
+
+    def move(self, cid: int, zname: str, seat: int, end: str | None = None, pos: int = -1,
+             face: str | None = None) -> None:
+        st = self.state
+        card = st.cards[cid]
+        old = st.zones[(card.zone, card.seat)]
+        if card.pos >= 0:
+            old[card.pos] = None
+        else:
+            old.remove(cid)
+        was_live = card.zone in self.linker.in_play
+        new = st.zones[(zname, seat)]
+        if pos >= 0:
+            new[pos] = cid
+        elif end == "bottom":
+            new.insert(0, cid)
+        else:
+            new.append(cid)
+        if self.log is not None:
+            self.log.append(("move", self.pack.cards[card.defn].id, card.zone, card.seat, zname, seat))
+        card.zone, card.seat, card.pos = zname, seat, pos
+        if face is not None:
+            card.face_down = face == "down"
+        is_live = zname in self.linker.in_play
+        if was_live != is_live:
+            self._relive(card, is_live)
+
+    def _relive(self, card: Card, live: bool) -> None:
+        st = self.state
+        for lst, table in ((st.live_triggers, self.linker.triggers), (st.live_modifiers, self.linker.modifiers)):
+            if table[card.defn]:
+                if live and card.id not in lst:
+                    lst.append(card.id)
+                elif not live and card.id in lst:
+                    lst.remove(card.id)
+
+    # --- prohibitions
+    def prevented(self, f: Frame, name: str, seat: int, card: Card | None = None) -> bool:
+        """Whether a live 'prevent' stops the running program from taking counter `name` from player
+        `seat`, or (with `card`) piece `name` from that card, whose owner is `seat`. The taker is the
+        owner of the card whose ability runs; rules-level programs are nobody's opponent."""
+        st = self.state
+        by = st.cards[f.this].seat if f.this is not None else SHARED
+        opponent = 0 <= by != seat
+        lk = self.linker
+        if not opponent and not lk.prevent_anyone:
+            return False
+        if card is not None and card.zone in lk.in_play:
+            for names, opp, scope in lk.prevents[card.defn]:
+                if scope == "this" and name in names and (opponent or not opp):
+                    return True
+        if seat < 0 or (card is None and name not in self.pack.resources):  # shared counters are nobody's
+            return False
+        for z in lk.in_play:
+            for cid in st.zones.get((z, seat), ()):
+                if cid is None:
+                    continue
+                for names, opp, scope in lk.prevents[st.cards[cid].defn]:
+                    if scope == "you" and name in names and (opponent or not opp):
+                        return True
+        return False
+
+    # --- events
+    def fire(self, f: Frame, verb: str, seat: int, card: int | None, name: str | None) -> Any:
+        """Start every live trigger that matches; they run before the emitting program goes on."""
+        lk = self.linker
+        listening = lk._listening.get((verb, name))
+        if listening is None:
+            listening = lk.listens(verb, name)
+        if not listening:
+            return None
+        st = self.state
+        started = []
+        by_verb = lk.triggers_by_verb
+        for tid in list(st.live_triggers):
+            tcard = st.cards[tid]
+            for subject, _, tname, pred, lc in by_verb[tcard.defn].get(verb, ()):
+                if (subject == "you" and seat != tcard.seat) or (subject == "opponent" and seat == tcard.seat):
+                    continue
+                if tname is not None and tname != name:
+                    continue
+                if pred is not None and (card is None or card == tid or not pred(self, f, st.cards[card])):
+                    continue  # a card's triggers about cards never fire for the card itself
+                started.append((lc, tcard.seat, card, tid))
+        if not started:
+            return None
+        if f.depth + 1 > MAX_TRIGGER_DEPTH:
+            names = ", ".join(sorted({self.pack.cards[st.cards[t].defn].id for _, _, _, t in started}))
+            raise self.fault(f"triggers set each other off more than {MAX_TRIGGER_DEPTH} times deep "
+                             f"(cards: {names}; the loop runs through {self.trigger_loop()})")
+        for lc, holder, card_id, tid in reversed(started):
+            self.push(lc, holder, card_id, tid, f.step, f.depth + 1)
+        if self.log is not None:
+            self.log.append(("trigger", verb, [self.pack.cards[st.cards[t].defn].id for _, _, _, t in started]))
+        return CHANGED

@@ -1,0 +1,131 @@
+"""Decisions: the opcodes that may ask an agent. Each computes its options, asks through `VM.decide` (suspending when a
+real choice is left) and changes nothing before the answer.
+
+Each handler takes (vm, frame, instruction) and returns None to go on, CHANGED after pushing or
+popping frames, or SUSPEND when it needs a decision."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .machine import VM
+
+from .core import SUSPEND
+from .ops_counters import room_for
+
+
+def op_CHOOSE_X(vm, f, ins):
+    lo, hi = f.stack[-2], f.stack[-1]
+    options = list(range(lo, max(lo, hi) + 1))
+    a = vm.decide(f, "number", "choose X", options)
+    if a is None:
+        return SUSPEND
+    del f.stack[-2:]
+    f.x = options[a]
+
+
+def op_CHOOSE(vm, f, ins):
+    labels = ins[1]
+    n = len(labels)
+    guards = f.stack[-n:]
+    offered = [i for i in range(n) if guards[i]]
+    if not offered:
+        del f.stack[-n:]
+        f.stack.append(n)
+        return None
+    a = vm.decide(f, "option", "choose one", offered, lambda: [labels[i] for i in offered])
+    if a is None:
+        return SUSPEND
+    del f.stack[-n:]
+    if vm.log is not None:
+        vm.log.append(("choose", f.you, labels[offered[a]]))
+    f.stack.append(offered[a])
+    return None
+
+
+def op_MAY(vm, f, ins):
+    a = vm.decide(f, "may", ins[1], [False, True], ["no", "yes"], default=1)
+    if a is None:
+        return SUSPEND
+    f.stack.append(a == 1)
+
+
+def op_UPTO(vm, f, ins):
+    n = f.stack[-1]
+    if n <= 0:
+        f.stack[-1] = 0
+        return None
+    options = list(range(n + 1))
+    a = vm.decide(f, "number", ins[1], options, default=n)
+    if a is None:
+        return SUSPEND
+    f.stack[-1] = options[a]
+    return None
+
+
+def _unreserved(vm: VM, found: list[int], seat: int) -> list[int]:
+    """The cards a player may pick: not those another player reserved with a `reserves` piece (Land Claim)."""
+    reserving = vm.linker.reserving
+    if not reserving:
+        return found
+    cards = vm.state.cards
+    return [c for c in found if not (p := cards[c].pieces)
+            or not any(p.get(r, 0) > 0 and not p.get(f"{r}@{seat}", 0) for r in reserving)]
+
+
+def op_CHOOSE_CARD(vm, f, ins):
+    found = vm.recall(f)
+    if found is None:
+        found = _unreserved(vm, vm.query(ins[1], f), f.you)
+    optional = ins[2]
+    if not found:
+        f.stack.append(False)
+        return
+    options = [*found, None] if optional else found
+    a = vm.decide(f, "card", "choose a card", options,
+                  lambda: [vm.label(c) if c is not None else "none" for c in options], memo=found)
+    if a is None:
+        return SUSPEND
+    if options[a] is None:
+        f.stack.append(False)
+        return
+    f.it = options[a]
+    f.stack.append(True)
+
+
+def op_PICK_HOLDER(vm, f, ins):
+    q, piece, mode, optional = ins[1], ins[2], ins[3], ins[4]
+    cards = vm.state.cards
+    found = vm.recall(f)
+    if found is not None:
+        pass
+    elif mode == "add":
+        cap = vm.linker.capacity[piece]
+        if cap is None:
+            found = vm.query(q, f)
+        elif cap not in vm.linker.modified_stats:  # the room is the card's own capacity stat
+            stats = vm.linker.stats
+            found = [c for c in vm.query(q, f) if stats[cards[c].defn].get(cap, 0) > cards[c].pieces.get(piece, 0)]
+        else:
+            found = [c for c in vm.query(q, f) if (room := room_for(vm, cards[c], piece, f.you)) is None or room > 0]
+    else:
+        found = [c for c in vm.query(q, f) if cards[c].pieces.get(piece, 0) > 0
+                 and not (piece in vm.linker.prevent_names and vm.prevented(f, piece, cards[c].seat, cards[c]))]
+    if found:
+        found = _unreserved(vm, found, f.you)
+    if not found:
+        f.stack.append(False)
+        return None
+    options = [*found, None] if optional else found
+    verb = "put" if mode == "add" else "take"
+    a = vm.decide(f, "card", f"{verb} a {piece}", options,
+                  lambda: [vm.label(c) if c is not None else "stop" for c in options], memo=found)
+    if a is None:
+        return SUSPEND
+    if options[a] is None:
+        f.stack.append(False)
+        return None
+    f.it = options[a]
+    f.stack.append(True)
+    return None

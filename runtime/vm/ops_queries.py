@@ -1,0 +1,174 @@
+"""Questions about cards and boards: filters, conditions, lists of numbers, sets, paths, lines, neighbours, distinct
+cards and trait occurrences. COUNT, SUM, STAT and PIECES are in inline.py.
+
+Each handler takes (vm, frame, instruction) and returns None to go on, CHANGED after pushing or
+popping frames, or SUSPEND when it needs a decision."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .machine import VM
+
+from .core import Frame, Query, owner
+
+
+def op_MATCH(vm, f, ins):
+    cid = f.stack[-1]
+    f.stack[-1] = cid is not None and ins[1](vm, f, vm.state.cards[cid])
+
+
+def op_CONDITION(vm, f, ins):
+    cid = f.stack[-1]
+    if cid is None:
+        f.stack[-1] = False
+        return
+    card = vm.state.cards[cid]
+    lc = vm.linker.conditions[card.defn].get(ins[1])
+    if lc is None:
+        f.stack[-1] = ins[1] == "requires"  # no requirement: playable; no goal: not met
+        return
+    f.stack[-1] = bool(vm.eval_sync(lc, f.you, f.it, cid))
+
+
+def op_NTH(vm, f, ins):
+    values = vm.state.params[ins[1]]
+    i = f.stack[-1]
+    f.stack[-1] = values[min(max(i, 0), len(values) - 1)] if values else 0
+
+
+def op_SETS(vm, f, ins):
+    cards = vm.state.cards
+    members = [cards[c] for c in vm.query(ins[1], f)]
+    slots = ins[2]
+    fits = [[i for i, slot in enumerate(slots) if slot(vm, f, c)] for c in members]
+    f.stack.append(_max_sets(fits, len(slots)))
+
+
+def _max_sets(fits: list[list[int]], nslots: int) -> int:
+    """Most disjoint sets with one card per slot, each card used once (bipartite matching)."""
+    usable = [fl for fl in fits if fl]
+    best = min((sum(1 for fl in usable if s in fl) for s in range(nslots)), default=0)
+    for k in range(best, 0, -1):
+        # k copies of each slot; match cards to slot copies
+        owner: dict[tuple[int, int], int] = {}
+
+        def augment(ci: int, seen: set, k=k, owner=owner) -> bool:
+            for s in usable[ci]:
+                for copy in range(k):
+                    key = (s, copy)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    if key not in owner or augment(owner[key], seen):
+                        owner[key] = ci
+                        return True
+            return False
+
+        matched = sum(1 for ci in range(len(usable)) if augment(ci, set()))
+        if matched >= k * nslots and len(owner) == k * nslots:
+            return k
+    return 0
+
+
+def _board(vm: VM, q: Query, f: Frame):
+    """The one board zone (grid or hex) a query looks in: name, owner seat, geometry, matching cards."""
+    zname, mode = q.zones[0]
+    seat = owner(vm, mode, f)
+    return zname, seat, vm.linker.geo[zname], set(vm.query(q, f))
+
+
+def op_PATH(vm, f, ins):
+    cid = f.stack[-1]
+    zname, _, _, members = _board(vm, ins[1], f)
+    ortho = vm.linker.ortho[zname]  # paths run orthogonally on a grid, to any side on a hex board
+    cards = vm.state.cards
+    if cid is None or cid not in members:
+        f.stack[-1] = 0
+        return
+    cells = {cards[m].pos for m in members}
+    start = cards[cid].pos
+    best = 0
+    # The longest simple path through `start`: the best pair of disjoint arms from it.
+    arms: list[tuple[int, frozenset[int]]] = []
+
+    def arms_from(pos: int, seen: list[int]) -> None:
+        arms.append((len(seen), frozenset(seen)))
+        for nb in ortho.neighbours[pos]:
+            if nb in cells and nb not in seen and nb != start:
+                seen.append(nb)
+                arms_from(nb, seen)
+                seen.pop()
+
+    arms_from(start, [])
+    arms.sort(key=lambda a: -a[0])
+    for i, (la, sa) in enumerate(arms):
+        if la * 2 + 1 <= best:
+            break
+        for lb, sb in arms[i:]:
+            if la + lb + 1 <= best:
+                break
+            if sa.isdisjoint(sb):
+                best = max(best, la + lb + 1)
+                break
+    f.stack[-1] = best
+
+
+def op_LINES(vm, f, ins):
+    zname, seat, geo, members = _board(vm, ins[1], f)
+    grid = vm.state.zones[(zname, seat)]
+    full = 0
+    for line in geo.rows if ins[2] == "rows" else geo.columns:
+        for c in line:
+            if grid[c] is None or grid[c] not in members:
+                break
+        else:
+            full += 1
+    f.stack.append(full)
+
+
+def op_NEIGHBOURS(vm, f, ins):
+    cid = f.stack[-1]
+    q = ins[1]
+    if len(q.zones) == 1 and q.zones[0][1] not in ("others", "all") and not q.on_stack:
+        # One board: test only the cells next to the card (the query is pure; same count, far less work).
+        zname, mode = q.zones[0]
+        card = vm.state.cards[cid] if cid is not None else None
+        if card is None or card.zone != zname or card.pos < 0:
+            f.stack[-1] = 0
+            return
+        grid = vm.state.zones[(zname, owner(vm, mode, f))]
+        cards, pred = vm.state.cards, q.pred
+        n = 0
+        for nb in vm.linker.geo[zname].neighbours[card.pos]:
+            c = grid[nb]
+            if c is not None and (pred is None or pred(vm, f, cards[c])):
+                n += 1
+        f.stack[-1] = n
+        return
+    zname, seat, geo, members = _board(vm, ins[1], f)
+    card = vm.state.cards[cid] if cid is not None else None
+    if card is None or card.zone != zname or card.pos < 0:
+        f.stack[-1] = 0
+        return
+    grid = vm.state.zones[(zname, seat)]
+    f.stack[-1] = sum(1 for nb in geo.neighbours[card.pos] if grid[nb] is not None and grid[nb] in members)
+
+
+def op_DISTINCT(vm, f, ins):
+    cards = vm.state.cards
+    defs = vm.pack.cards
+    f.stack.append(len({defs[cards[c].defn].id for c in vm.query(ins[1], f)}))
+
+
+def op_OCCURRENCES(vm, f, ins):
+    trait, values = ins[2], set(ins[3])
+    cards = vm.state.cards
+    defs = vm.pack.cards
+    if ins[1].on_stack:  # occurrences(it, ...): one card, or none when 'it' is unset
+        c = f.stack.pop()
+        found = [] if c is None else [c]
+    else:
+        found = vm.query(ins[1], f)
+    f.stack.append(sum(1 for c in found for v in defs[cards[c].defn].traits.get(trait, ()) if v in values))
