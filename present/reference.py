@@ -31,99 +31,32 @@ from cardsmith.compiler import ast as A
 from cardsmith.compiler.diagnostics import Diagnostics
 from cardsmith.compiler.expand import Expander
 
-from .describe import LANGS, Describer
+from .describe import LANGUAGES, Describer
+from .lexicon import SOURCE_LANG
 
-# ------------------------------------------------------------------------- labels
+# ------------------------------------------------------------------------- timing icons
 
-LABELS = {
-    "en": {
-        "reference": "Rule reference", "contents": "Contents", "components": "Components", "setup": "Setup",
-        "flow": "Game flow", "actions": "Actions", "activation": "Activation order", "timings": "Ability timings",
-        "conversions": "Conversions", "end": "End of the game", "scoring": "Scoring", "tiebreakers": "Tie-breakers",
-        "words": "Game words", "automatic": "Automatic rules", "catalogue": "Card catalogue", "index": "Index",
-        "players": "Players", "players_n": "{lo} to {hi} players", "players_1": "{lo} player",
-        "card_types": "Card types", "cards": "cards", "starts_in": "starts in", "resources": "Resources",
-        "zones": "Zones", "pieces": "Pieces", "traits": "Traits", "stats": "Card numbers", "params": "Rule parameters",
-        "flags": "Marks", "counters": "Shared counters", "start": "start", "shared": "shared",
-        "per_player": "each player", "name": "Name", "kind": "Kind", "owner": "Owner", "values": "Values",
-        "value": "Value", "count": "Cards", "active": "Active player", "others": "Other players",
-        "everyone": "All players", "then": "Then", "phrase": "Reads as", "does": "Does",
-        "block_first": "{block} first, then {main}", "block_after": "{main} first, then {block}",
-        "block_either": "{block} either before or after {main} (the player chooses, each time)",
-        "grid_order": "{main}: row by row from the top, left to right in each row",
-        "row_forward": "{main}: from left to right", "row_reverse": "{main}: from right to left",
-        "optional": "Every activation is optional: a player may skip any card.",
-        "once": "Each card activates at most once per action.",
-        "partial": "Costs are paid in full first; rewards may be taken in part or in full.",
-        "block_together": "{block} activate together, in this order, and never split around {main}.",
-        "matches": "also runs when {timings} abilities are activated",
-        "kind_activated": "activated when an action or ability activates this timing",
-        "kind_on-play": "runs once when the card is played", "kind_ongoing": "applies while the card is in play",
-        "kind_end": "runs at the end of the game", "kind_condition": "a condition (a goal)",
-        "kind_scoring": "scored at the end of the game", "for_types": "on {types}",
-        "game_ends": "The game ends when {cond}.", "set_by": "What ends it",
-        "tie_intro": "If players are tied, the one with more of the following wins (compared in order):",
-        "no_actions": "This game offers no choice of actions.", "type": "Type", "number": "No.",
-        "copies": "copies", "back": "Other side", "pack": "Pack", "original": "original card",
-        "requires": "Requires", "none": "—", "order_cells": "Activation order",
-        "or": "or", "before": "before", "after": "after", "turn_choice": "On a turn, choose one of these:",
-        "cost": "cost", "pile": "pile", "hand": "hand", "row": "row", "grid": "grid", "slot": "slot",
-        "hex": "hex board",
-    },
-    "ja": {
-        "reference": "ルールリファレンス", "contents": "目次", "components": "内容物", "setup": "ゲームの準備",
-        "flow": "ゲームの流れ", "actions": "アクション", "activation": "効果の発動順", "timings": "能力のタイミング",
-        "conversions": "変換", "end": "ゲームの終了", "scoring": "得点計算", "tiebreakers": "同点の場合",
-        "words": "用語", "automatic": "自動的に行われるルール", "catalogue": "カード一覧", "index": "索引",
-        "players": "プレイ人数", "players_n": "{lo}〜{hi}人", "players_1": "{lo}人",
-        "card_types": "カードの種類", "cards": "枚", "starts_in": "最初の置き場", "resources": "資源",
-        "zones": "置き場", "pieces": "コマ", "traits": "特徴", "stats": "カードの数値", "params": "ルールの数値",
-        "flags": "印", "counters": "共通のカウンター", "start": "開始時", "shared": "共通",
-        "per_player": "各プレイヤー", "name": "名前", "kind": "種類", "owner": "持ち主", "values": "値",
-        "value": "値", "count": "枚数", "active": "手番プレイヤー", "others": "他のプレイヤー",
-        "everyone": "全プレイヤー", "then": "その後", "phrase": "表記", "does": "内容",
-        "block_first": "{block}が先、その後{main}", "block_after": "{main}が先、その後{block}",
-        "block_either": "{block}は{main}の前か後のどちらか（毎回プレイヤーが選ぶ）",
-        "grid_order": "{main}：上の横列から順に、各横列は左から右へ",
-        "row_forward": "{main}：左から右へ", "row_reverse": "{main}：右から左へ",
-        "optional": "能力の発動は任意で、どのカードも飛ばすことができる。",
-        "once": "各カードは1回のアクションにつき1回まで発動できる。",
-        "partial": "コストは先に全額支払う。報酬は一部でも全部でも受け取ることができる。",
-        "block_together": "{block}はこの順でまとめて発動し、{main}の途中に分けて発動することはできない。",
-        "matches": "{timings}の能力を発動するときにも発動する",
-        "kind_activated": "このタイミングを発動するアクションや能力で発動する",
-        "kind_on-play": "プレイしたときに1回発動する",
-        "kind_ongoing": "場にある間ずっと有効", "kind_end": "ゲーム終了時に発動する",
-        "kind_condition": "条件（目標）", "kind_scoring": "ゲーム終了時に得点になる", "for_types": "{types}",
-        "game_ends": "{cond}ときにゲームが終了する。", "set_by": "終了のきっかけ",
-        "tie_intro": "同点の場合、次を順に比べて多いプレイヤーが勝つ：",
-        "no_actions": "このゲームにはアクションの選択がない。", "type": "種類", "number": "番号",
-        "copies": "枚", "back": "裏面", "pack": "パック", "original": "オリジナルカード",
-        "requires": "条件", "none": "—", "order_cells": "発動順",
-        "or": "または", "before": "前", "after": "後", "turn_choice": "手番では次のうち1つを選ぶ：",
-        "cost": "コスト", "pile": "山", "hand": "手札", "row": "列", "grid": "マス目", "slot": "1枚置き",
-        "hex": "六角マス",
-    },
-}
-
-_COLOURS = {"green": "#3d9a3d", "red": "#c8372d", "blue": "#2f6fc0", "yellow": "#d9a900", "black": "#222222",
-            "brown": "#8b5a2b", "white": "#f4f4f4", "purple": "#7b4fa0", "orange": "#e07a1f", "grey": "#888888",
-            "gray": "#888888", "pink": "#d46a9f", "teal": "#2a8f8f"}
+# The colour of the icon of a 'requires' line (a card's play requirement, not a timing).
+REQUIRES_COLOUR = "#666666"
 
 
-def timing_colours(name: str, timing: dict) -> list[str]:
-    """The colours of a timing's icon: its own if its name is a colour, else those it matches, else a
-    stable colour from its name."""
-    if name in _COLOURS:
-        return [_COLOURS[name]]
-    matched = [_COLOURS[m] for m in timing.get("matches", []) if m in _COLOURS]
-    if len(matched) >= 2 or (matched and timing.get("kind") != "ongoing"):
-        return matched
-    if matched:
-        return matched
+def timing_colours(name: str, timings: dict[str, dict]) -> list[str]:
+    """The colours of a timing's icon: its declared `colour`, else the colours of the timings it
+    `matches` (Earth's multicolour), else a stable colour derived from its name."""
+    timing = timings.get(name) or {}
+    if timing.get("colour"):
+        return [timing["colour"]]
+    matched = [(timings.get(m) or {}).get("colour") for m in timing.get("matches", [])]
+    if any(matched):
+        return [c for c in matched if c]
     h = int(hashlib.sha1(name.encode()).hexdigest()[:4], 16) / 0xFFFF
     r, g, b = colorsys.hls_to_rgb(h, 0.42, 0.55)
     return [f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"]
+
+
+def timing_mark(timing: dict, label: str) -> str:
+    """The mark printed in a timing's icon: its declared `icon`, else its label's first letter."""
+    return timing.get("icon") or label[:1].upper()
 
 
 # ------------------------------------------------------------------------- the model
@@ -230,16 +163,17 @@ class Reference:
 
 class _Builder:
     def __init__(self, result, lang: str) -> None:
-        if lang not in LANGS:
+        if lang not in LANGUAGES:
             raise ValueError(f"unknown language '{lang}'")
         self.result = result
         self.pack = result.pack
         self.voc = result.compiler.voc
         self.lang = lang
-        self.L = LABELS[lang]
         self.card_d = Describer(result, lang, mode="card")
         self.d = Describer(result, lang, mode="rules")
         self.lex = self.d.lex
+        self.words = self.d.realiser  # the language: sentences, headings, labels
+        self.L = self.words.labels
         self.macros = {m.signature: m for ms in result.compiler.macros.values() for m in ms}
         self.expander = Expander(result.compiler.macros, Diagnostics())
         self.actions: list[str] = []
@@ -250,9 +184,10 @@ class _Builder:
         return self.lex.term(name, sec=sec)
 
     def sentence(self, text: str) -> str:
-        if self.lang == "ja":
-            return text if text.endswith("。") else text + "。"
-        return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+        return self.words.sentence(text)
+
+    def series(self, words) -> str:
+        return self.L["sep_list"].join(words)
 
     # programs
     def program(self, body) -> str:
@@ -280,7 +215,7 @@ class _Builder:
         from their bodies, so look inside them."""
         out = []
         for g in _macro_groups(stmt):
-            if self.d.renderer.uses_phrase(g):
+            if self.d.uses_phrase(g):
                 out.append(g)
             else:
                 out.extend(x for s in g.body for x in self.phrased_groups(s))
@@ -362,8 +297,7 @@ class _Builder:
             rows = [[self.lex.piece(n), self.describe_entry(v)] for n, v in self.pack.pieces.items()]
             sub.append(Section("pieces", L["pieces"], [_table(head=[L["name"], ""], rows=rows)]))
         if self.pack.traits:
-            rows = [[self.t(n), "・".join(self.t(v) for v in vals) if self.lang == "ja" else
-                     ", ".join(self.t(v) for v in vals)] for n, vals in self.pack.traits.items()]
+            rows = [[self.t(n), self.series(self.t(v) for v in vals)] for n, vals in self.pack.traits.items()]
             sub.append(Section("traits", L["traits"], [_table(head=[L["name"], L["values"]], rows=rows)]))
         if self.pack.stats:
             rows = [[self.lex.stat(n), self.describe_entry(self.voc.stats[n].value or {})] for n in self.pack.stats]
@@ -376,7 +310,7 @@ class _Builder:
 
     def describe_entry(self, value: dict) -> str:
         """An entry's description: written in English in rules.yaml, so shown only in English."""
-        if self.lang == "en" and isinstance(value, dict):
+        if self.lang == SOURCE_LANG and isinstance(value, dict):
             return str(value.get("description", ""))
         return ""
 
@@ -455,8 +389,8 @@ class _Builder:
             cards = self.card_action_cards(query, timing)
             if not cards:
                 continue
-            sec.blocks.append(Block("p", text=self.sentence(self.d.renderer.clauses(
-                (A.ChooseCard(query, (A.ActivateCopy(timing, A.It()),)),))[0].text)))
+            sec.blocks.append(Block("p", text=self.sentence(self.d.statement(
+                A.ChooseCard(query, (A.ActivateCopy(timing, A.It()),))))))
             for c in cards:
                 parts = []
                 for t, kind in ((t, self.lex.timing_kind(t)) for t in self.voc.timings):
@@ -469,7 +403,7 @@ class _Builder:
         phrase = self.lex.phrase(sig)
         if phrase is None:
             return sig
-        return phrase[:1].upper() + phrase[1:] if self.lang == "en" else phrase
+        return self.words.title(phrase)
 
     def activation_section(self) -> Section:
         L = self.L
@@ -477,8 +411,7 @@ class _Builder:
         block = [z for z in act.get("block", []) if z in self.pack.zones]
         main = act.get("main")
         blocks: list[Block] = []
-        sep = "・" if self.lang == "ja" else ", "
-        block_words = sep.join(self.t(z, "zones") for z in block)
+        block_words = self.series(self.t(z, "zones") for z in block)
         main_word = self.t(main, "zones") if main else ""
         lines = []
         if block and main:
@@ -526,7 +459,7 @@ class _Builder:
                 if not (isinstance(n, A.ForEach) and n.query.zones and any(
                         isinstance(x, A.ActivateCopy | A.ActivateTiming) for x in _walk(n.body, into_macros=False))):
                     continue
-                zone = self.d.renderer.zones(n.query.zones)
+                zone = self.d.zones(n.query.zones)
                 cells = [[5, 4, 3, 2, 1]] if n.reverse else [[1, 2, 3, 4, 5]]
                 key = "row_reverse" if n.reverse else "row_forward"
                 out.append(Block("activation", data={"block": [], "main": zone, "cells": cells, "position": "",
@@ -540,7 +473,8 @@ class _Builder:
     def icon(self, name: str) -> TimingIcon:
         timing = self.pack.timings.get(name, {})
         label = self.t(name, "timings")
-        return TimingIcon(name, label, timing.get("kind", ""), timing_colours(name, timing), label[:1].upper())
+        return TimingIcon(name, label, timing.get("kind", ""), timing_colours(name, self.pack.timings),
+                          timing_mark(timing, label))
 
     def timings_section(self) -> Section:
         L = self.L
@@ -549,12 +483,10 @@ class _Builder:
             kind = timing.get("kind", "")
             what = L.get(f"kind_{kind}", kind)
             if timing.get("matches"):
-                sep = "・" if self.lang == "ja" else ", "
-                what += ("、" if self.lang == "ja" else "; ") + L["matches"].format(
-                    timings=sep.join(self.t(m, "timings") for m in timing["matches"]))
+                what += L["sep_also"] + L["matches"].format(
+                    timings=self.series(self.t(m, "timings") for m in timing["matches"]))
             types = timing.get("types") or []
-            sep = "・" if self.lang == "ja" else ", "
-            rows.append([name, self.t(name, "timings"), what, sep.join(self.t(t, "card-types") for t in types)])
+            rows.append([name, self.t(name, "timings"), what, self.series(self.t(t, "card-types") for t in types)])
         return Section("timings", L["timings"], [Block("timings", rows=rows,
                                                        head=["", L["name"], L["does"], L["card_types"]])])
 
@@ -571,7 +503,7 @@ class _Builder:
         phrase = self.lex.phrase(sig)
         if phrase is None:
             return sig
-        return phrase[:1].upper() + phrase[1:] if self.lang == "en" else phrase
+        return self.words.title(phrase)
 
     def end_section(self, game) -> Section:
         L = self.L
@@ -579,7 +511,7 @@ class _Builder:
         conds = [n.value for n in _walk(game) if isinstance(n, A.Repeat) and n.kind in ("until", "while")]
         counters: set[str] = set()
         for c in conds[:1]:
-            sec.blocks.append(Block("p", text=L["game_ends"].format(cond=self.d.renderer.cond(c))))
+            sec.blocks.append(Block("p", text=L["game_ends"].format(cond=self.d.cond(c))))
             counters |= {n.name for n in _walk(c) if isinstance(n, A.Name)}
         items = []
         for sig, m in self.macros.items():
@@ -602,8 +534,7 @@ class _Builder:
         steps = []
         for step in self.pack.scoring:
             text = self.d.code(f"scoring {step['id']}") or ""
-            steps.append(Step(f"{self.lex.scoring_name(step)}: {text}" if self.lang == "en"
-                              else f"{self.lex.scoring_name(step)}：{text}"))
+            steps.append(Step(self.words.labelled(self.lex.scoring_name(step), text)))
         return Section("scoring", self.L["scoring"], [Block("steps", ordered=True, steps=steps)])
 
     def tiebreak_section(self) -> Section:
@@ -625,25 +556,30 @@ class _Builder:
 
     def automatic_section(self) -> Section:
         items = []
+        L = self.L
         for key, node in self.result.asts.items():
             if key.startswith("zone ") and key.endswith(" on-empty"):
-                items.append((self.t(key.split()[1], "zones") + (" (empty)" if self.lang == "en" else "（空のとき）"),
-                              self.program(node)))
+                items.append((L["zone_empty"].format(name=self.t(key.split()[1], "zones")), self.program(node)))
             elif key.startswith("piece ") and key.endswith(" when-full"):
-                items.append((self.lex.piece(key.split()[1]) + (" (full)" if self.lang == "en" else "（満杯のとき）"),
-                              self.program(node)))
+                items.append((L["piece_full"].format(name=self.lex.piece(key.split()[1])), self.program(node)))
         return Section("automatic", self.L["automatic"], [Block("defs", items=items)] if items else [])
 
     # catalogue
+    def alt_name(self, card) -> str:
+        """The card's name in another language: English beside a translation, a translation beside English."""
+        names = card.names or {}
+        if self.lang != SOURCE_LANG:
+            return names.get(SOURCE_LANG) or card.name
+        return next((v for k, v in names.items() if k != self.lang and v), "")
+
     def catalogue(self) -> list[CardEntry]:
-        other = "ja" if self.lang == "en" else "en"
         by_id = {c.id: c for c in self.pack.cards}
         out = []
         for c in self.pack.cards:
             name = self.lex.card_name(c)
-            alt = (c.names or {}).get(other) or (c.name if other == "en" else "")
+            alt = self.alt_name(c)
             abilities = [CardAbility(self.icon(a.timing) if a.timing in self.pack.timings else
-                                     TimingIcon("requires", a.label, "requires", ["#666666"], "!"), a.text)
+                                     TimingIcon("requires", a.label, "requires", [REQUIRES_COLOUR], "!"), a.text)
                          for a in self.card_d.card(c)]
             traits = [self.t(v) for vals in c.traits.values() for v in vals]
             stats = [(self.lex.stat(k), v) for k, v in c.stats.items() if k != "cost"]

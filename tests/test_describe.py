@@ -13,7 +13,7 @@ from cardsmith.compiler import ast as A
 from cardsmith.compiler.packs import builtin_packs
 from cardsmith.compiler.pipeline import compile_pack
 from cardsmith.present.describe import LANGS, Describer, english_plural_marks, third_person
-from cardsmith.present.describe_ja import conjugate
+from cardsmith.present.text_japanese import conjugate
 from helpers import ROOT
 
 PACKS = sorted(builtin_packs())
@@ -33,16 +33,16 @@ def compiled():
     return get
 
 
-def _resources_touched(node, renderer, out: set):
+def _resources_touched(node, describer, out: set):
     """Resources gained, lost or paid by statements the text describes itself (a macro call that reads
     as its glossary phrase speaks for its body)."""
     if isinstance(node, tuple):
         for n in node:
-            _resources_touched(n, renderer, out)
+            _resources_touched(n, describer, out)
         return
     if not isinstance(node, A.Node):
         return
-    if isinstance(node, A.Group) and node.macro is not None and renderer.uses_phrase(node):
+    if isinstance(node, A.Group) and node.macro is not None and describer.uses_phrase(node):
         return
     if isinstance(node, A.Gain | A.Lose):
         out.add(node.resource)
@@ -52,7 +52,7 @@ def _resources_touched(node, renderer, out: set):
         if f != "span":
             v = getattr(node, f)
             if isinstance(v, tuple | A.Node):
-                _resources_touched(v, renderer, out)
+                _resources_touched(v, describer, out)
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -66,7 +66,7 @@ def test_every_ability_of_every_builtin_pack_describes(compiled, pack, lang):
             assert a.text.strip(), f"{card.id} {a.timing}: empty text"
             node = res.asts[f"{card.id} {a.timing}"]
             touched: set[str] = set()
-            _resources_touched(node, d.renderer, touched)
+            _resources_touched(node, d, touched)
             for r in touched:
                 word = d.lex.term(r, sec="resources")
                 plural = d.lex.term(r, plural=True, sec="resources")
