@@ -2,6 +2,9 @@
 
 The schemas in `schemas/` are the single source of truth: validation uses them,
 `cardsmith schema` prints them, and editors read them through the modeline.
+
+They are written in JSON Schema draft 2019-09: the newest draft that jsonschema, the fast validator
+(fastjsonschema) and yaml-language-server all implement, so the three read every schema alike.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from pathlib import Path
 
 import fastjsonschema
 import jsonschema
-from jsonschema import Draft202012Validator
+from jsonschema.protocols import Validator
 
 from .diagnostics import Diagnostics, did_you_mean
 from .yamlsrc import YamlDoc
@@ -27,8 +30,10 @@ def schema(name: str) -> dict:
 
 
 @cache
-def validator(name: str) -> Draft202012Validator:
-    return Draft202012Validator(schema(name))
+def validator(name: str) -> Validator:
+    """The jsonschema validator of the draft the schema declares in `$schema`."""
+    s = schema(name)
+    return jsonschema.validators.validator_for(s)(s)
 
 
 @cache
