@@ -364,7 +364,7 @@ class _Builder:
                     elif p.kind == "each_other":
                         label, inner = L["others"], s.body
                     elif p.kind in ("each", "turns") and p.start is None:
-                        label, inner = L["everyone"], s.body
+                        label, inner = L["all_players"], s.body
                 text = self.program(inner)
                 if parts and parts[-1][0] == label:
                     parts[-1] = (label, parts[-1][1] + " " + text)

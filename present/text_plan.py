@@ -443,7 +443,7 @@ class Planner:
                              body=self.body(s.body)), False)
 
     def s_Call(self, s: A.Call) -> Clause:
-        return self.clause(P("call", text=unparse(s), name=s.name))
+        return self.clause(P("unexpanded-call", text=unparse(s), name=s.name))
 
     # ---------------------------------------------------------------- cards, places and players
     def target(self, t, many: bool = False) -> Any:

@@ -6,7 +6,7 @@ A language is two things:
    file lacks is looked up with its last part dropped, so 'amount.n.upto' may fall back to
    'amount.n'), `joins` (how lists are joined: [separator, last separator]), `labels` (the words of
    rule references), `acronyms`, `verbs` (effect-language verbs: what a trigger's 'play' is),
-   `points` (the glossary term and default word for what `score` gives), `standalone` (clause kinds
+   `score-unit` (the glossary term and default word for what `score` gives), `standalone` (clause kinds
    never joined to a neighbour) and `counter` (the default counter word, for languages with them);
 2. a short `Realiser` subclass with the language's morphology: how a noun becomes plural, how a
    sentence ends and clauses join, and the filters its templates use (`{slot|filter}`).
@@ -174,7 +174,7 @@ class Realiser:
         return self.phrase(Phrase("verb", {"term": Word(name)}))
 
     def points(self, plural: bool) -> str:
-        spec = self.data["points"]
+        spec = self.data["score-unit"]
         if spec["glossary"] in self.lex.glossary:
             return self.lex.term(spec["glossary"], plural)
         return self.plural(spec["word"]) if plural and self.marks_plural else spec["word"]
