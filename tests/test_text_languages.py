@@ -15,7 +15,7 @@ import pytest
 from cardsmith.compiler.pipeline import compile_pack
 from cardsmith.present import describe
 from cardsmith.present.describe import Describer
-from cardsmith.present.text_plan import Word
+from cardsmith.present.text_ir import Word
 from cardsmith.present.text_realise import Realiser, language_data
 from helpers import ROOT
 
