@@ -91,14 +91,18 @@ class Diagnostics:
 
 
 class SourceCache:
-    """Reads source lines for the caret snippet; never fails."""
+    """Reads source lines for the caret snippet; never fails. Files given in `texts` (file -> the text as the
+    compiler read it, e.g. an editor's unsaved buffer) are read from there, not from the disk."""
 
-    def __init__(self) -> None:
+    def __init__(self, texts: dict[str, str] | None = None) -> None:
         self._lines: dict[str, list[str]] = {}
+        self._texts = texts or {}
 
     MAX_BYTES = 4_000_000  # never read more than this for a snippet (a file may be huge, or /dev/zero)
 
     def line(self, file: str, line: int) -> str | None:
+        if file not in self._lines and file in self._texts:
+            self._lines[file] = self._texts[file].splitlines()
         if file not in self._lines:
             try:
                 path = Path(file)

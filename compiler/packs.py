@@ -8,6 +8,7 @@ the folder, except under scenarios/). Built-in packs live in the installed
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,15 +112,24 @@ def _link_error(path: Path, folder: Path, diags: Diagnostics) -> None:
                 hint="copy the file into the pack; to build on another pack, name it in `extends`")
 
 
-def _load_one(folder: Path, diags: Diagnostics) -> PackSource | None:
+# Reads one file of a pack and validates it against a schema ("pack", "rules", "cards"): the document, or
+# None with diagnostics. load_chain takes another reader to serve unsaved editor buffers and unchanged files
+# from memory (compiler/incremental.py); it must report exactly what read_document reports.
+Reader = Callable[[Path, str, str, Diagnostics], "YamlDoc | None"]
+
+
+def read_document(path: Path, kind: str, display: str, diags: Diagnostics) -> YamlDoc | None:
+    doc = load_yaml_file(path, diags, display)
+    return doc if doc is not None and validate(doc, kind, diags) else None
+
+
+def _load_one(folder: Path, diags: Diagnostics, read: Reader = read_document) -> PackSource | None:
     for name in ("pack.yaml", "rules.yaml"):
         if (folder / name).is_symlink():
             _link_error(folder / name, folder, diags)
             return None
-    pack_doc = load_yaml_file(folder / "pack.yaml", diags, display_path(folder / "pack.yaml"))
+    pack_doc = read(folder / "pack.yaml", "pack", display_path(folder / "pack.yaml"), diags)
     if pack_doc is None:
-        return None
-    if not validate(pack_doc, "pack", diags):
         return None
     v = pack_doc.value
     src = PackSource(v["id"], v["name"], v["version"], folder, list(v.get("extends", [])), pack_doc)
@@ -128,8 +138,8 @@ def _load_one(folder: Path, diags: Diagnostics) -> PackSource | None:
                     pack_doc.span(("id",)))
     rules_path = folder / "rules.yaml"
     if rules_path.is_file():
-        doc = load_yaml_file(rules_path, diags, display_path(rules_path))
-        if doc is None or not validate(doc, "rules", diags):
+        doc = read(rules_path, "rules", display_path(rules_path), diags)
+        if doc is None:
             # Cards cannot be checked against rules we could not read: stop here, without a cascade.
             return None
         src.rules_doc = doc
@@ -138,14 +148,14 @@ def _load_one(folder: Path, diags: Diagnostics) -> PackSource | None:
     for path in links:
         _link_error(path, folder, diags)
     for path in files:
-        doc = load_yaml_file(path, diags, display_path(path))
-        if doc is not None and validate(doc, "cards", diags):
+        doc = read(path, "cards", display_path(path), diags)
+        if doc is not None:
             src.card_docs.append(doc)
     return src
 
 
-def load_chain(folder: Path, diags: Diagnostics) -> list[PackSource] | None:
-    """The pack at `folder` and everything it extends, base packs first."""
+def load_chain(folder: Path, diags: Diagnostics, read: Reader = read_document) -> list[PackSource] | None:
+    """The pack at `folder` and everything it extends, base packs first (each file read with `read`)."""
     loaded: dict[Path, PackSource] = {}
     order: list[PackSource] = []
 
@@ -159,7 +169,7 @@ def load_chain(folder: Path, diags: Diagnostics) -> list[PackSource] | None:
             span = via[0].span(via[1]) if via else Span(str(path), 1, 1)
             diags.error("E021", f"'extends' goes deeper than {MAX_CHAIN} packs", span)
             return False
-        src = _load_one(path, diags)
+        src = _load_one(path, diags, read)
         if src is None:
             return False
         loaded[key] = src

@@ -8,18 +8,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cardsmith.bytecode import CardDef, Code, CompiledPack, ModifierDef, TriggerDef
 
 from . import ast as A
 from .check import Checker, Context
-from .diagnostics import Diagnostics, Span, did_you_mean
+from .diagnostics import Diagnostics, SourceCache, Span, did_you_mean
 from .emit import Emitter, SpanTable, const_value
 from .expand import BROKEN, Expander, build_macros
 from .packs import PackSource, load_chain, resolve_pack_ref
 from .parse import parse_expression, parse_program
 from .vocab import Entry, Vocabulary, build_vocabulary
 from .yamlsrc import YamlDoc
+
+if TYPE_CHECKING:
+    from .incremental import CompileMemo
 
 
 @dataclass
@@ -40,13 +44,18 @@ class CompileResult:
         return self.pack is not None and not self.diagnostics.has_errors
 
 
-def compile_pack(ref: str | Path, diags: Diagnostics | None = None, cache: bool = False) -> CompileResult:
+def compile_pack(ref: str | Path, diags: Diagnostics | None = None, cache: bool = False,
+                 memo: CompileMemo | None = None) -> CompileResult:
     """Compile a pack given by built-in id or folder path.
 
     With `cache=True` a clean compile is kept on disk (compiler/cache.py) and reused while no source
     file, nor the compiler, changes; warnings are reported again on a hit. A hit carries the pack but
     no checked AST (`compiler` is None): tools that compile more programs against the pack (scenarios,
-    describe) compile without the cache."""
+    describe) compile without the cache.
+
+    With a `memo` (compiler/incremental.py: an editor compiling the same pack on every keystroke) files come
+    from the memo's unsaved buffers, and a card whose file and rules did not change since the memo's last
+    compile is not compiled again; the diagnostics are the same as without it."""
     diags = diags if diags is not None else Diagnostics()
     folder = resolve_pack_ref(str(ref))
     if folder is None:
@@ -56,6 +65,9 @@ def compile_pack(ref: str | Path, diags: Diagnostics | None = None, cache: bool 
                     Span(str(ref), 0, 0), hint=did_you_mean(str(ref), builtin_packs()))
         return CompileResult(None, diags)
     key = None
+    if memo is not None:
+        chain = load_chain(folder, diags, memo.read)
+        return _Compiler(chain, diags, memo).run() if chain is not None else CompileResult(None, diags)
     if cache:
         from . import cache as disk
 
@@ -79,14 +91,21 @@ def _text_locator(doc: YamlDoc, path: tuple):
 
 
 class _Compiler:
-    def __init__(self, chain: list[PackSource], diags: Diagnostics) -> None:
+    def __init__(self, chain: list[PackSource], diags: Diagnostics, memo: CompileMemo | None = None) -> None:
         self.chain = chain
         self.diags = diags
+        self.memo = memo
+        if memo is not None:
+            memo.begin(chain)
         self.voc: Vocabulary = build_vocabulary([p.rules_doc for p in chain if p.rules_doc], diags)
         self.macros = build_macros(self.voc, diags)
         self.expander = Expander(self.macros, diags)
         self.checker = Checker(self.voc, diags, set(self.macros) - {BROKEN}, self.expander.broken)
-        self.spans = SpanTable()
+        # The checker points at a word on its source line: the line of the text compiled (an editor's unsaved
+        # buffer, or the file as read), never a newer one on the disk.
+        self.checker._lines = SourceCache({d.file: d.text for p in chain
+                                           for d in (p.pack_doc, p.rules_doc, *p.card_docs) if d is not None})
+        self.spans = memo.spans if memo is not None else SpanTable()
         self.emitter = Emitter(self.voc, self.spans)
         self.cards_compiled = 0
         self.asts: dict[str, object] = {}  # code name -> checked AST body or expression (describe reads it)
@@ -247,6 +266,11 @@ class _Compiler:
         return list(out.values())
 
     def card(self, doc: YamlDoc, path: tuple, raw: dict, defaults: dict, pack_id: str) -> CardDef | None:
+        if self.memo is not None:  # a card of a file and rules unchanged since the memo's last compile: kept
+            return self.memo.card(self, doc, path, pack_id, lambda: self._card(doc, path, raw, defaults, pack_id))
+        return self._card(doc, path, raw, defaults, pack_id)
+
+    def _card(self, doc: YamlDoc, path: tuple, raw: dict, defaults: dict, pack_id: str) -> CardDef | None:
         voc = self.voc
         errors_before = len(self.diags.errors)
         self.check_defaults(doc, defaults)

@@ -59,6 +59,17 @@ class YamlDoc:
     def key_span(self, path: Path_) -> Span:
         return self.key_spans.get(tuple(path)) or self.span(path)
 
+    def source(self, path: Path_) -> str:
+        """The text the value at `path` was read from ('' when there is no such value)."""
+        sp = self.spans.get(tuple(path))
+        if sp is None or sp.line <= 0 or not self._line_starts:
+            return ""
+
+        def index(line: int, col: int) -> int:
+            return (self._line_starts[line - 1] if line <= len(self._line_starts) else len(self.text)) + col - 1
+
+        return self.text[index(sp.line, sp.col):index(sp.end_line or sp.line, sp.end_col or sp.col)]
+
     def _pos(self, index: int) -> tuple[int, int]:
         line = bisect.bisect_right(self._line_starts, index) - 1
         return line + 1, index - self._line_starts[line] + 1
@@ -526,6 +537,15 @@ def load_yaml_file(path: Path | str, diags: Diagnostics, display: str | None = N
             return None
     except OSError as e:
         diags.error("E006", f"cannot read file: {e.strerror or e}", Span(file, 0, 0))
+        return None
+    return load_yaml_bytes(data, file, diags)
+
+
+def load_yaml_bytes(data: bytes, file: str, diags: Diagnostics) -> YamlDoc | None:
+    """Load the contents of one file (read by `load_yaml_file`, or an editor's unsaved buffer)."""
+    if len(data) > MAX_FILE_BYTES:
+        diags.error("E005", f"file is {len(data):,} bytes; the limit for a pack file is {MAX_FILE_BYTES:,}",
+                    Span(file, 1, 1), hint="split the cards over several files")
         return None
     text = decode_source(data, file, diags)
     if text is None:
