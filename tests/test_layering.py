@@ -2,7 +2,8 @@
 
     bytecode  <-  compiler
     bytecode  <-  runtime
-    compiler, runtime  <-  present  <-  cardsmith (the tools: command line, terminal player, scenarios)
+    compiler, runtime  <-  present  <-  catalog (the card database)  <-  cardsmith (the tools: command line,
+    terminal player, scenarios)
 
 The bytecode format imports nothing of ours; the compiler imports the format and no runtime or
 presentation; the runtime imports the format only; presentation may read compiler results and runtime
@@ -19,14 +20,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = {"bytecode": "bytecode", "compiler": "compiler", "runtime": "runtime", "present": "present",
-            "cardsmith": "cardsmith"}
+            "catalog": "catalog", "cardsmith": "cardsmith"}
 # What each top-level package may import from the others.
 ALLOWED = {
     "bytecode": set(),
     "compiler": {"bytecode"},
     "runtime": {"bytecode"},
     "present": {"bytecode", "compiler", "runtime"},
-    "cardsmith": {"bytecode", "compiler", "runtime", "present"},
+    "catalog": {"bytecode", "compiler", "runtime", "present"},
+    "cardsmith": {"bytecode", "compiler", "runtime", "present", "catalog"},
 }
 
 
