@@ -7,7 +7,9 @@ A language is two things:
    'amount.n'), `joins` (how lists are joined: [separator, last separator]), `labels` (the words of
    rule references), `acronyms`, `verbs` (effect-language verbs: what a trigger's 'play' is),
    `score-unit` (the glossary term and default word for what `score` gives), `standalone` (clause kinds
-   never joined to a neighbour) and `counter` (the default counter word, for languages with them);
+   never joined to a neighbour), `counter` (the default counter word, for languages with them),
+   `sentence-separator` and `then` (between sentences, and between the parts of inline statements) and
+   `labelled` (a rule reference's 'label: text');
 2. a short `Realiser` subclass with the language's morphology: how a noun becomes plural, how a
    sentence ends and clauses join, and the filters its templates use (`{slot|filter}`).
 
@@ -40,11 +42,6 @@ def language_data(code: str) -> dict:
     """The data file of a language (present/lang/CODE.yaml), read once."""
     path = LANG_DIR / f"{code}.yaml"
     return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-
-
-def labels(code: str) -> dict[str, str]:
-    """The words of rule references in a language (its data file's `labels`)."""
-    return dict(language_data(code)["labels"])
 
 
 @functools.cache
