@@ -8,6 +8,7 @@ after the operator, an unclosed parenthesis or quote).
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -179,7 +180,8 @@ def _friendly(e: UnexpectedInput, text: str) -> QueryError:
         return QueryError("')' closes no parenthesis, or a term is missing before it", col)
     if tok.type == "VALUE" and str(tok)[0] in ":<>=!":
         if text[col - 2:col - 1] == " " and text[: col - 1].rstrip()[-1:].isalnum():
-            return QueryError(f"a space before '{str(tok)[:2].rstrip('0123456789')}'", col - 1,
+            op = re.match(r"!=|<=|>=|[:=<>!]", str(tok)).group(0)
+            return QueryError(f"a space before '{op}'", col - 1,
                               "write a term without spaces: cost<=3, type:event")
         return QueryError(f"'{tok}' needs a field name before it", col, "a term reads FIELD:VALUE, e.g. type:event")
     if tok.type in ("OR", "AND"):

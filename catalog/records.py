@@ -9,6 +9,7 @@ bytecode. Query, export, diff and the site are views of a `Catalog`; none of the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cardsmith.bytecode import CardDef, CompiledPack
@@ -167,6 +168,11 @@ def build_catalog(result) -> Catalog:
         readings[c.id] = reads
         cards.append(rec)
     _link_references(cards, readings)
+    roots = [Path(src.folder).resolve().parent for src in result.sources]
+    for rec in cards:
+        rec.where = _relative(rec.where, roots)
+        for a in rec.abilities:
+            a.where = _relative(a.where, roots)
     chain = [{"id": s.id, "name": s.name, "version": s.version} for s in result.sources]
     name = {lang: ref.pack_name for lang, ref in refs.items()}
     macros = sorted({sig for name, ms in result.compiler.macros.items() if not name.startswith("__")
@@ -210,6 +216,19 @@ def _card(result, c: CardDef, entries: dict[str, CardEntry], sources: dict, type
         trait_labels=trait_labels, stats=dict(c.stats), where=f"{span.file}:{span.line}", abilities=abilities,
         triggers=feats.get("trigger", []), constructs=feats.get("construct", []))
     return rec, reads
+
+
+def _relative(where: str, roots: list[Path]) -> str:
+    """file:line with the file relative to the folder holding its pack ('earth/flora.yaml:12'): the same
+    for a pack in a checkout, an installed pack or one read from a git revision."""
+    if not where:
+        return where
+    file, _, line = where.rpartition(":")
+    path = Path(file).resolve()
+    for root in roots:
+        if path.is_relative_to(root):
+            return f"{path.relative_to(root).as_posix()}:{line}"
+    return where
 
 
 def _link_references(cards: list[CardRecord], readings: dict[str, list[behaviour.Behaviour]]) -> None:

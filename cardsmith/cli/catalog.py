@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -15,7 +16,7 @@ from cardsmith.compiler.packs import builtin_packs, resolve_pack_ref
 from cardsmith.compiler.pipeline import compile_pack
 
 from . import main
-from .options import compile_or_exit
+from .options import agent_names, compile_or_exit, player_count
 
 LANG_CHOICE = click.Choice(["en", "ja"])
 
@@ -264,12 +265,85 @@ def _side_catalog(side):
             text = text.replace(str(side.temp) + "/", side.label.rsplit("@", 1)[1] + ":")
         click.echo(text, err=True)
         _fail(f"{side.label}: {len(res.diagnostics.errors)} error(s); it does not compile, so it cannot be compared")
-    cat = build_catalog(res)
-    if side.temp is not None:
-        rev = side.label.rsplit("@", 1)[1]
-        prefix = str(side.temp) + "/"
-        for c in cat.cards:
-            c.where = c.where.replace(prefix, f"{rev}:")
-            for a in c.abilities:
-                a.where = a.where.replace(prefix, f"{rev}:")
-    return cat
+    return build_catalog(res)
+
+
+# ------------------------------------------------------------------------------ site
+
+
+@main.command("site")
+@click.argument("pack")
+@click.option("--output", "-o", required=True, type=click.Path(file_okay=False),
+              help="The folder to write the site to.")
+@click.option("--lang", type=LANG_CHOICE, default="en", show_default=True,
+              help="The language of the card faces and page titles (pages show both languages' text).")
+@click.option("--games", "-n", default=0, show_default=True, type=click.IntRange(0),
+              help="Simulate this many seeded games and show each card's balance figures on its page (0: none).")
+@click.option("--players", "-p", default=None, type=int,
+              help="Players per simulated game (default: the pack's minimum).")
+@click.option("--seed", "-s", default=0, show_default=True, type=int, help="Game i uses seed SEED+i.")
+@click.option("--agents", "-a", default="random", show_default=True,
+              help="Comma-separated agents, assigned to seats in turn.")
+@click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(0),
+              help="Worker processes for the games (0: one per CPU).")
+def site_cmd(pack: str, output: str, lang: str, games: int, players: int | None, seed: int, agents: str,
+             jobs: int) -> None:
+    """Build a static card browser: a folder that works from file:// and any static host.
+
+    OUTPUT/index.html shows every card as its printed face (the card sheets' template; a
+    pack's templates/card.html.j2 overrides it), with filters by type, timing, cost (or the
+    pack's first number stat) and traits, and a search box that takes the `cardsmith query`
+    language; bare words search names and generated English and Japanese text, ranked
+    (MiniSearch, bundled; Japanese is split into character bigrams). OUTPUT/cards/ID.html
+    shows a card's facts, generated text in both languages, ability source, bytecode, the
+    cards that refer to it and, with --games, balance figures from a simulation.
+
+    \b
+    Examples:
+      cardsmith site earth -o earth-site/ && xdg-open earth-site/index.html
+      cardsmith site terraforming-mars -o tm-site/ --games 200 --jobs 2
+      cardsmith site ./my-pack -o public/ --lang ja
+    """
+    from cardsmith.catalog.site import build_site
+    from cardsmith.present.render import TemplateError
+
+    t0 = time.perf_counter()
+    cat = _catalog(pack)
+    stats, note = None, ""
+    if games:
+        stats, note = _balance(cat, games, players, seed, agents, jobs)
+    out = Path(output)
+    try:
+        pages = build_site(cat, out, pack_folder=resolve_pack_ref(pack), stats=stats, stats_note=note, lang=lang)
+    except TemplateError as e:
+        _fail(f"{e}", 1)
+    except OSError as e:
+        _fail(f"cannot write the site to '{output}': {e.strerror or e}")
+    click.echo(f"{cat.id} {cat.version}: {len(cat.cards)} cards -> {pages[0]} and {len(pages) - 1} card pages "
+               f"({time.perf_counter() - t0:.1f}s)", err=True)
+
+
+def _balance(cat, games: int, players: int | None, seed: int, agents: str, jobs: int):
+    """Per card, its balance figures from `games` seeded games; and a line saying how they were played."""
+    import os
+
+    from cardsmith.catalog.site import CardStats
+    from cardsmith.runtime.balance import analyze
+    from cardsmith.runtime.parallel import GameFault, run_games
+    from cardsmith.runtime.vm import RuntimeFault
+
+    names = agent_names(agents)
+    n = player_count(cat.pack, players)
+    try:
+        results = run_games(cat.pack, games, n, seed, names, {}, None, jobs=jobs or os.cpu_count() or 1)
+    except (RuntimeFault, GameFault) as e:
+        _fail(str(e), 1)
+    b = analyze(cat.pack, results, n, seed, names)
+    stats = {}
+    for c in b.cards:
+        lo, hi = c.played.interval
+        stats[c.id] = CardStats(c.played.count, c.played.rate, lo, hi, c.not_played.count, c.not_played.rate,
+                                c.difference[0], games)
+    note = (f"From {games} simulated games of {n} players ({', '.join(names)} agents, seeds {seed} to "
+            f"{seed + games - 1}): how the player who played this card fared.")
+    return stats, note
