@@ -35,7 +35,7 @@ _CONTAINERS = frozenset({A.Group, A.May, A.Costed, A.If, A.Scoped, A.ForEach, A.
 _MODE_FIELDS = frozenset({"kind", "op", "face", "end", "macro", "call", "scope", "subject", "verb", "span"})
 
 _PLAYER_SCOPES = {"each": ("each-player",), "turns": ("each-player",), "each_other": ("opponent",),
-                  "chosen": ("chosen-player",)}
+                  "opponents": ("opponent",), "chosen": ("chosen-player",), "ref": ()}
 _PLAYER_REFS = {"left": ("opponent", "left"), "right": ("opponent", "right"), "others": ("opponent",),
                 "all": ("each-player",), "active": ("active",), "first": ("first",)}
 
@@ -113,10 +113,11 @@ def read(body, card_types: set[str], vocabulary: set[str]) -> Behaviour:
                 b.effects.setdefault(verb, set()).update(names)
         if isinstance(n, A.Group) and n.macro:
             b.macros.add(n.macro)
+        # a kind the tables do not know yet is kept under its own name, so new scopes still show up
         if isinstance(n, A.Players):
-            b.targets.update(_PLAYER_SCOPES.get(n.kind, ()))
-        if isinstance(n, A.PlayerRef):
-            b.targets.update(_PLAYER_REFS.get(n.kind, ()))
+            b.targets.update(_PLAYER_SCOPES.get(n.kind, (n.kind.replace("_", "-"),)))
+        if isinstance(n, A.PlayerRef) and n.kind != "you":
+            b.targets.update(_PLAYER_REFS.get(n.kind, (n.kind.replace("_", "-"),)))
         for f in fields(n):
             v = getattr(n, f.name)
             if f.name not in _MODE_FIELDS and isinstance(v, str) and v in vocabulary:

@@ -98,7 +98,7 @@ def search_index(cat: Catalog) -> SearchIndex:
         add(Field(verb, "facet", f"what its abilities {verb[:-1] if verb.endswith('s') else verb} "
                   "(a resource, piece, zone, flag or stat), after macro expansion", _facet_values(sorted(vals), {})))
     add(Field("targets", "facet", "players its abilities reach besides their owner",
-              _facet_values(sorted(behaviour.TARGETS), {})))
+              _facet_values(sorted(behaviour.TARGETS | {t for c in cat.cards for t in c.targets()}), {})))
     trigger_verbs = sorted({t.verb for c in p.cards for t in c.triggers})
     add(Field("trigger", "facet", "what its triggered abilities wait for (when you play ..., when ... places ...)",
               _facet_values(trigger_verbs, {})))
