@@ -6,8 +6,10 @@
   const data = window.CARDSMITH_SITE;
   const index = data.index;
   const Q = window.CardQuery;
-  const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc\u3005]/u;
-  const WORDS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc\u3005]+|[\p{L}\p{N}]+/gu;
+  const JA = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\u30fc\\u3005";
+  const CJK = new RegExp(`[${JA}]`, "u");
+  // a run of Japanese characters, or a run of other letters and digits ("1枚堆肥" is "1" and "枚堆肥")
+  const WORDS = new RegExp(`[${JA}]+|(?:(?![${JA}])[\\p{L}\\p{N}])+`, "gu");
 
   // Words for the full-text index. Japanese is written without spaces: a run of kanji and kana becomes
   // its character bigrams (and, when indexing, its last character, so a one-character search finds it
