@@ -7,6 +7,9 @@ gcc-style, as JSON, or as GitHub Actions annotations.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -227,8 +230,27 @@ def render_sarif(diags: list[Diagnostic], root: Path, tool_version: str) -> str:
     return json.dumps({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2, ensure_ascii=False)
 
 
+_CONSULTED: ContextVar[list[tuple[str, list[str]]] | None] = ContextVar("did_you_mean_consulted", default=None)
+
+
+@contextmanager
+def consulted_candidates() -> Iterator[list[tuple[str, list[str]]]]:
+    """Collect (name, candidates) of every `did_you_mean` asked while the block runs: the names the compiler
+    would have accepted where it met an unknown one (an editor completes from them, compiler/cursor.py)."""
+    seen: list[tuple[str, list[str]]] = []
+    token = _CONSULTED.set(seen)
+    try:
+        yield seen
+    finally:
+        _CONSULTED.reset(token)
+
+
 def did_you_mean(name: str, candidates) -> str | None:
     import difflib
 
-    best = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    candidates = list(candidates)
+    seen = _CONSULTED.get()
+    if seen is not None:
+        seen.append((name, [str(c) for c in candidates]))
+    best = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
     return f"did you mean '{best[0]}'?" if best else None

@@ -100,6 +100,22 @@ class YamlDoc:
         eline, ecol = self._pos(src_start + e)
         return Span(self.file, line, col, eline, ecol)
 
+    def value_offset(self, path: Path_, line: int, col: int) -> int | None:
+        """The index in the string value at `path` of the character at `line`:`col` (1-based) of the file, the
+        inverse of `text_span`; None when that place is not inside the value's text."""
+        p = tuple(path)
+        rng = self._raw.get(p)
+        value = self._get(p)
+        if rng is None or not isinstance(value, str) or not 0 < line <= len(self._line_starts):
+            return None
+        index = self._line_starts[line - 1] + col - 1
+        if not rng[0] <= index <= rng[1]:
+            return None
+        m = self._maps.get(p)
+        if m is None:
+            m = self._maps[p] = _alignment(value, self.text[rng[0]:rng[1]])
+        return bisect.bisect_left(m, index - rng[0])
+
     def text_locator(self, path: Path_) -> Callable[[int, int | None], Span]:
         """`text_span` of one path as a function of (start, end), with the lookups done once: the
         effect parser calls it for every node of the program."""

@@ -57,7 +57,7 @@ def main() -> None:
 
 
 def _register() -> None:
-    from . import balance, build, catalog, coverage, interactive, play, reference, saves, scaffold, validate  # noqa: F401  (each module adds its commands to `main`)
+    from . import balance, build, catalog, coverage, interactive, lsp, play, reference, saves, scaffold, validate  # noqa: F401  (each module adds its commands to `main`)
 
 
 _register()
