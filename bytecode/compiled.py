@@ -123,6 +123,8 @@ class CompiledPack:
     names: dict[str, Any] = field(default_factory=dict)
     # {"length": shared counter measuring game length, "played-types": card types counted as played}
     statistics: dict[str, Any] = field(default_factory=dict)
+    ranking: list[Code] = field(default_factory=list)  # empty: total score, then the tiebreakers
+    automa: list[dict] = field(default_factory=list)  # [{"id", "name", "names"}]: seats after the players
     format: int = BYTECODE_VERSION
 
     def card(self, card_id: str) -> CardDef | None:
@@ -141,6 +143,8 @@ class CompiledPack:
             yield f"scoring {step['id']}", step["code"]
         for i, code in enumerate(self.tiebreakers):
             yield f"tiebreaker {i + 1}", code
+        for i, code in enumerate(self.ranking):
+            yield f"ranking {i + 1}", code
         for c in self.cards:
             yield from self.card_codes(c)
 
@@ -172,6 +176,7 @@ class CompiledPack:
             "piece_when_full": {k: v.to_json() for k, v in self.piece_when_full.items()},
             "spans": [[s.file, s.line, s.col] for s in self.spans],
             "names": self.names, "statistics": self.statistics,
+            "ranking": [c.to_json() for c in self.ranking], "automa": self.automa,
         }
 
     @staticmethod
@@ -192,6 +197,7 @@ class CompiledPack:
             piece_when_full={k: Code.from_json(v) for k, v in d["piece_when_full"].items()},
             spans=[Span(f, ln, c) for f, ln, c in d["spans"]], names=d.get("names", {}),
             statistics=d.get("statistics", {}),
+            ranking=[Code.from_json(c) for c in d.get("ranking", [])], automa=d.get("automa", []),
         )
 
 

@@ -39,6 +39,10 @@ OPS: tuple[Op, ...] = (
     Op("IT", (), "-- c", "The card 'it' refers to (loop variable, chosen or moved card, trigger card)."),
     Op("THIS", (), "-- c", "The card whose ability is running."),
     Op("X", (), "-- n", "The number X chosen for this ability.", "pay X coin: place X fruit on this"),
+    Op("LOCAL", ("name",), "-- v", "A local name's value: a number, a truth value or a card ('let', 'as NAME').",
+       "let picked = count(card in hand), gain picked coin -> LOCAL picked"),
+    Op("SET_LOCAL", ("name",), "v --", "Bind a local name for the rest of the program's group.",
+       "let picked = count(card in hand) -> SET_LOCAL picked"),
     Op("CHOOSE_X", (), "lo hi --", "The player chooses X between lo and hi.", "pay X coin", decides=True),
     Op("BIN", ("op",), "a b -- c", "Arithmetic (+ - * / % min max; / rounds down, x/0 = x%0 = 0), comparison "
        "(= != < <= > >=) or logic (and or).", "count(card in hand) >= 2 -> BIN >="),
@@ -129,6 +133,7 @@ OPS: tuple[Op, ...] = (
     Op("PASS_FIRST", ("who",), "--", "Hand the first-player marker to a player.",
        "pass first player to left neighbour"),
     Op("NPLAYERS", (), "-- n", "The number of players.", "player-count"),
+    Op("TOTAL_SCORE", (), "-- n", "The current player's score so far: the sum of every scoring step.", "total-score"),
     Op("DISTINCT", ("query",), "-- n", "How many different cards (by id) a query finds.", "distinct(card in shed)"),
     Op("OCCURRENCES", ("query", "trait", "values"), "-- n", "How many times trait values occur on the cards of "
        "a query (a card may list a value twice). With the query {card_on_stack: true} it counts on one card "

@@ -137,16 +137,16 @@ def _fmt(d: Diagnostic) -> str:
 
 def build_state(pack: CompiledPack, n: int, sc: dict) -> GameState:
     """A state holding exactly the cards the scenario names, where it puts them."""
-    st = GameState(n)
+    st = GameState(n, len(pack.automa))
     import random
 
     st.rng = random.Random(sc.get("seed", 0))
     st.params = {**pack.params, **(sc.get("params") or {})}
-    for seat in range(n):
+    for seat in range(st.seats):
         st.counters[seat] = {k: d.get("start", 0) for k, d in pack.resources.items()}
     st.globals = {k: d.get("start", 0) for k, d in pack.counters.items()}
     for zname, z in pack.zones.items():
-        seats = [SHARED] if z.get("owner", "player") == "shared" else list(range(n))
+        seats = [SHARED] if z.get("owner", "player") == "shared" else list(range(st.seats))
         for seat in seats:
             geo = geometry(z)
             st.zones[(zname, seat)] = [None] * geo.size if geo else []
@@ -159,8 +159,7 @@ def build_state(pack: CompiledPack, n: int, sc: dict) -> GameState:
     if len(players) > n:
         raise _Setup(f"the state describes {len(players)} players but the scenario has {n}", ("state", "players"))
     linker = linker_for(pack)
-    for seat, p in [*enumerate(players), (SHARED, setup.get("shared") or {})]:
-        base = ("state", "players", seat) if seat != SHARED else ("state", "shared")
+    for seat, p, base in _described_seats(pack, n, setup, "state"):
         store = st.counters[seat] if seat != SHARED else st.globals
         decls = pack.resources if seat != SHARED else pack.counters
         for k, v in (p.get("counters") or {}).items():
@@ -199,6 +198,23 @@ def build_state(pack: CompiledPack, n: int, sc: dict) -> GameState:
                 if table[card.defn]:
                     lst.append(card.id)
     return st
+
+
+def _described_seats(pack: CompiledPack, n: int, described: dict, key: str):
+    """(seat, entry, path) for each player, each automa seat (by name) and the shared part a scenario's
+    state or expectation describes."""
+    out = [(seat, p, (key, "players", seat)) for seat, p in enumerate(described.get("players") or [])]
+    names = [a["id"] for a in pack.automa]
+    for name, p in (described.get("automa") or {}).items():
+        if name not in names:
+            from cardsmith.compiler.diagnostics import did_you_mean
+
+            hint = did_you_mean(name, names)
+            raise _Setup(f"the pack has no automa seat '{name}'" + (f"; {hint}" if hint else ""),
+                         (key, "automa", name))
+        out.append((n + names.index(name), p, (key, "automa", name)))
+    out.append((SHARED, described.get("shared") or {}, (key, "shared")))
+    return out
 
 
 def _fill_zone(st: GameState, pack: CompiledPack, index: dict, z: dict, zname: str, seat: int, content,
@@ -256,8 +272,13 @@ def _zone_ids(game: Game, zname: str, seat: int) -> list[str]:
 def check_expectations(game: Game, expect: dict, answers_left: int) -> list[str]:
     pack, st = game.pack, game.state
     problems: list[str] = []
-    for seat, p in [*enumerate(expect.get("players") or []), (SHARED, expect.get("shared") or {})]:
-        who = f"player {seat}" if seat != SHARED else "shared"
+    try:
+        described = _described_seats(pack, st.n, expect, "expect")
+    except _Setup as e:
+        return [str(e)]
+    for seat, p, _ in described:
+        who = (f"player {seat}" if seat < st.n else f"automa {pack.automa[seat - st.n]['id']}") \
+            if seat != SHARED else "shared"
         store = st.counters[seat] if seat != SHARED else st.globals
         for k, v in (p.get("counters") or {}).items():
             if store.get(k, 0) != v:
@@ -319,6 +340,10 @@ def check_expectations(game: Game, expect: dict, answers_left: int) -> list[str]
         res = game.result()
         if res.winners != expect["winners"]:
             problems.append(f"winners: expected {expect['winners']}, got {res.winners} (totals {res.totals})")
+    if "places" in expect:
+        res = game.result()
+        if res.places != expect["places"]:
+            problems.append(f"places: expected {expect['places']}, got {res.places} (totals {res.totals})")
     return problems
 
 

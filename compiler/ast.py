@@ -25,7 +25,8 @@ class Node:
 
 @dataclass(frozen=True)
 class PlayerRef(Node):
-    kind: str  # you | active | left | right | first; in zone owners also others | all
+    kind: str  # you | active | left | right | first | automa; in zone owners also others | all
+    name: str | None = None  # the seat, for kind automa
     span: Span = _span()
 
 
@@ -45,6 +46,17 @@ class Param(Node):
     span: Span = _span()
 
 
+@dataclass(frozen=True)
+class LocalCard(Node):
+    """`the NAME`: a card bound by `choose ... as NAME`, `for each ... as NAME` or `let NAME = CARD`."""
+
+    name: str
+    span: Span = _span()
+
+
+CardRef = It | This | LocalCard
+
+
 # ------------------------------------------------------------------- queries
 
 
@@ -52,6 +64,14 @@ class Param(Node):
 class ZoneRef(Node):
     name: str
     player: PlayerRef | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ZoneOf(Node):
+    """`the zone of CARD`: whichever zone (and owner) the card is in when the query runs."""
+
+    card: CardRef
     span: Span = _span()
 
 
@@ -103,12 +123,20 @@ class NotThis(Node):
     span: Span = _span()
 
 
-Filter = TraitIs | Has | HasNo | HasAbility | StatCmp | FilterNot | NotThis
+@dataclass(frozen=True)
+class NotCard(Node):
+    """`other than it` / `other than the NAME`: not that card (in a nested query: not the outer candidate)."""
+
+    card: It | LocalCard
+    span: Span = _span()
+
+
+Filter = TraitIs | Has | HasNo | HasAbility | StatCmp | FilterNot | NotThis | NotCard
 
 
 @dataclass(frozen=True)
 class Query(Node):
-    zones: tuple[ZoneRef, ...]  # empty: the zones the context implies
+    zones: tuple[ZoneRef | ZoneOf, ...]  # empty: the zones the context implies
     filters: tuple[Filter, ...] = ()
     where: Expr | None = None  # "where EXPR": a condition checked with each candidate card as 'it'
     span: Span = _span()
@@ -147,7 +175,7 @@ class Attr(Node):
     """`NAME of REF`: a card's stat or a player's counter."""
 
     name: str
-    ref: PlayerRef | It | This | Param
+    ref: PlayerRef | It | This | LocalCard | Param
     span: Span = _span()
 
 
@@ -156,7 +184,7 @@ class Pieces(Node):
     """`NAME on CARD`: how many pieces of a kind sit on a card."""
 
     piece: str
-    ref: It | This | Param
+    ref: It | This | LocalCard | Param
     owned: bool = False  # only the current player's pieces ("leaf of yours on it")
     span: Span = _span()
 
@@ -183,7 +211,7 @@ class Func(Node):
 
 @dataclass(frozen=True)
 class CardIs(Node):
-    ref: It | This | Param
+    ref: It | This | LocalCard | Param
     filter: Filter
     span: Span = _span()
 
@@ -208,7 +236,17 @@ class Neg(Node):
     span: Span = _span()
 
 
-Expr = Num | Bool | VarX | Name | Attr | Pieces | Count | SumOf | Func | CardIs | BinOp | Not | Neg | Param
+@dataclass(frozen=True)
+class Cond(Node):
+    """`(if COND then A else B)`: a value chosen by a condition."""
+
+    cond: Expr
+    then: Expr
+    otherwise: Expr
+    span: Span = _span()
+
+
+Expr = Num | Bool | VarX | Name | Attr | Pieces | Count | SumOf | Func | CardIs | BinOp | Not | Neg | Cond | Param
 
 
 @dataclass(frozen=True)
@@ -379,6 +417,15 @@ class Reveal(Node):
 
 
 @dataclass(frozen=True)
+class Let(Node):
+    """`let NAME = VALUE`: a local name for the rest of the enclosing group (a number, a truth value or a card)."""
+
+    name: str
+    value: Expr | CardRef
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class ChooseX(Node):
     low: Expr
     high: Expr
@@ -421,7 +468,7 @@ class Move(Node):
 
 @dataclass(frozen=True)
 class MoveCard(Node):
-    card: It | This
+    card: It | This | LocalCard
     dest: Dest
     face: str | None = None
     span: Span = _span()
@@ -439,7 +486,7 @@ class AnyOf(Node):
     span: Span = _span()
 
 
-Target = It | This | Param | EachOf | AnyOf
+Target = It | This | LocalCard | Param | EachOf | AnyOf
 
 
 @dataclass(frozen=True)
@@ -476,7 +523,7 @@ class If(Node):
 
 @dataclass(frozen=True)
 class Players(Node):
-    kind: str  # each | each_other | ref | chosen
+    kind: str  # each | turns | each_other (other players) | opponents (other players and automa seats) | ref | chosen
     ref: PlayerRef | None = None
     start: PlayerRef | None = None
     span: Span = _span()
@@ -494,6 +541,7 @@ class ForEach(Node):
     query: Query
     body: tuple[Stmt, ...]
     reverse: bool = False  # "from right to left": the zone's order backwards
+    name: str | None = None  # "as NAME": each card is also 'the NAME' in the body
     span: Span = _span()
 
 
@@ -515,6 +563,7 @@ class ChooseOne(Node):
 class ChooseCard(Node):
     query: Query
     body: tuple[Stmt, ...]
+    name: str | None = None  # "as NAME": the chosen card is also 'the NAME' in the body
     span: Span = _span()
 
 
@@ -529,8 +578,8 @@ class Trigger(Node):
 
 Stmt = (
     Gain | Lose | Pay | SetCounter | Score | May | Group | Nothing | Call | Emit | PassFirst | EndGame
-    | Shuffle | Modify | Prevent | ActivateTiming | ActivateCopy | Mark | Flip | Reveal | ChooseX | Move | MoveCard
-    | Place | Remove | Costed | If | Scoped | ForEach | Repeat | ChooseOne | ChooseCard | Trigger
+    | Shuffle | Modify | Prevent | ActivateTiming | ActivateCopy | Mark | Flip | Reveal | ChooseX | Let | Move
+    | MoveCard | Place | Remove | Costed | If | Scoped | ForEach | Repeat | ChooseOne | ChooseCard | Trigger
 )
 
 

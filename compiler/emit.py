@@ -117,7 +117,7 @@ class Emitter:
         self.op("EMIT", s.event, s.object)
 
     def s_PassFirst(self, s: A.PassFirst) -> None:
-        self.op("PASS_FIRST", s.to.kind)
+        self.op("PASS_FIRST", _who(s.to))
 
     def s_EndGame(self, s) -> None:
         self.op("END_GAME")
@@ -147,6 +147,10 @@ class Emitter:
         self.amount(s.amount, None)
         self.op("REVEAL", self.source(s.source))
 
+    def s_Let(self, s: A.Let) -> None:
+        self.expr(s.value)
+        self.op("SET_LOCAL", s.name)
+
     def s_ChooseX(self, s: A.ChooseX) -> None:
         self.expr(s.low)
         self.expr(s.high)
@@ -171,9 +175,9 @@ class Emitter:
         self.patch(loop)
 
     def s_MoveCard(self, s: A.MoveCard) -> None:
-        if isinstance(s.card, A.This):
-            # Moving 'this' works on the ability's own card; 'it' is the card PUT moves.
-            self.op("THIS")
+        if isinstance(s.card, A.This | A.LocalCard):
+            # Moving 'this' (or a named card) works on that card; 'it' is the card PUT moves.
+            self.card_value(s.card)
             self.op("FOR_CARDS", {"card_on_stack": True})
             j = self.op("NEXT_CARD", None)
             self.put(s.dest, s.face)
@@ -225,8 +229,8 @@ class Emitter:
         if isinstance(target, A.It):
             body()
             return
-        if isinstance(target, A.This):
-            self.op("THIS")
+        if isinstance(target, A.This | A.LocalCard):
+            self.card_value(target)
             q = {"card_on_stack": True}
         elif isinstance(target, A.EachOf):
             q = self.query(target.query)
@@ -339,9 +343,18 @@ class Emitter:
             return
         self.stmts((cost,))
 
+    def card_value(self, ref) -> None:
+        """Push a card named by 'this' or 'the NAME' (at the statement's own span)."""
+        if isinstance(ref, A.This):
+            self.op("THIS")
+        else:
+            self.op("LOCAL", ref.name)
+
     def target_operand(self, target):
         if isinstance(target, A.EachOf | A.AnyOf):
             return self.query(target.query)
+        if isinstance(target, A.LocalCard):
+            return {"local": target.name}
         return {"it": True} if isinstance(target, A.It) else {"this": True}
 
     def s_If(self, s: A.If) -> None:
@@ -358,8 +371,8 @@ class Emitter:
 
     def s_Scoped(self, s: A.Scoped) -> None:
         p = s.players
-        start = p.start.kind if p.start else None
-        ref = p.ref.kind if p.ref else None
+        start = _who(p.start) if p.start else None
+        ref = _who(p.ref) if p.ref else None
         self.op("FOR_PLAYERS", p.kind, start or ref)
         loop = self.op("NEXT_PLAYER", None)
         self.stmts(s.body)
@@ -372,6 +385,9 @@ class Emitter:
             q["reverse"] = True
         self.op("FOR_CARDS", q)
         loop = self.op("NEXT_CARD", None)
+        if s.name is not None:
+            self.op("IT")
+            self.op("SET_LOCAL", s.name)
         self.stmts(s.body)
         self.op("JUMP", loop)
         self.patch(loop)
@@ -429,6 +445,9 @@ class Emitter:
     def s_ChooseCard(self, s: A.ChooseCard) -> None:
         self.op("CHOOSE_CARD", self.query(s.query), False)
         j = self.op("JUMP_IF_NOT", None)
+        if s.name is not None:
+            self.op("IT")
+            self.op("SET_LOCAL", s.name)
         self.stmts(s.body)
         self.patch(j)
 
@@ -454,10 +473,14 @@ class Emitter:
             self.expr(p.of)
         self.op("PER", p.divisor)
 
-    def zone(self, z: A.ZoneRef) -> list:
-        """[name, owner]: owner is shared, you, active, left, right, first, others or all."""
+    def zone(self, z: A.ZoneRef | A.ZoneOf) -> list:
+        """[name, owner]: owner is shared, you, active, left, right, first, others or all. The zone a card is
+        in is [None, "it" | "this" | "local:NAME"], found when the query runs."""
+        if isinstance(z, A.ZoneOf):
+            c = z.card
+            return [None, "it" if isinstance(c, A.It) else "this" if isinstance(c, A.This) else f"local:{c.name}"]
         owner = "shared" if self.voc.zone(z.name).get("owner", "player") == "shared" else \
-            (z.player.kind if z.player else "you")
+            (_who(z.player) if z.player else "you")
         return [z.name, owner]
 
     def source(self, s: A.Source) -> dict:
@@ -511,6 +534,8 @@ class Emitter:
             return ["not", self.filter(f.inner)]
         if isinstance(f, A.NotThis):
             return ["not-this"]
+        if isinstance(f, A.NotCard):
+            return ["not-card", "it" if isinstance(f.card, A.It) else f"local:{f.card.name}"]
         raise AssertionError(f)
 
     # ------------------------------------------------------------ expressions
@@ -533,6 +558,9 @@ class Emitter:
     def e_This(self, e) -> None:
         self.op("THIS")
 
+    def e_LocalCard(self, e: A.LocalCard) -> None:
+        self.op("LOCAL", e.name)
+
     def e_Name(self, e: A.Name) -> None:
         voc = self.voc
         if e.name in voc.resources:
@@ -541,13 +569,17 @@ class Emitter:
             self.op("GLOBAL", e.name)
         elif e.name == "player-count":
             self.op("NPLAYERS")
-        else:
+        elif e.name == "total-score":
+            self.op("TOTAL_SCORE")
+        elif e.name in voc.params:
             self.op("PARAM", e.name)
+        else:  # the checker allows no other name: a local one
+            self.op("LOCAL", e.name)
 
     def e_Attr(self, e: A.Attr) -> None:
         voc = self.voc
         if isinstance(e.ref, A.PlayerRef):
-            self.op("PLAYER", e.ref.kind)
+            self.op("PLAYER", _who(e.ref))
             self.op("PLAYER_COUNTER", e.name)
             return
         self.expr(e.ref)
@@ -631,6 +663,20 @@ class Emitter:
     def e_Neg(self, e: A.Neg) -> None:
         self.expr(e.operand)
         self.op("NEG")
+
+    def e_Cond(self, e: A.Cond) -> None:
+        self.expr(e.cond)
+        j = self.op("JUMP_IF_NOT", None)
+        self.expr(e.then)
+        end = self.op("JUMP", None)
+        self.patch(j)
+        self.expr(e.otherwise)
+        self.patch(end)
+
+
+def _who(ref: A.PlayerRef) -> str:
+    """A player word as the VM reads it: you, active, left, right, first, others, all, or automa:NAME."""
+    return f"automa:{ref.name}" if ref.kind == "automa" else ref.kind
 
 
 def _const(e, voc: Vocabulary) -> int:

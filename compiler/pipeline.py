@@ -133,7 +133,11 @@ class _Compiler:
         # Expressions may use macros only through their arguments; expand for symmetry.
         e = self.expander.expand(e)
         before = len(self.diags.errors)
-        self.checker.expect(e, want, ctx)
+        if want == "value":  # a number or a condition (a ranking key: a condition counts as 1 or 0)
+            if self.checker.expr(e, ctx) == "card":
+                self.checker.err(ctx, "E102", "expected a number or a condition here, found a card", e.span)
+        else:
+            self.checker.expect(e, want, ctx)
         return e if len(self.diags.errors) == before else None
 
     def code_for(self, entry: Entry | None, ctx: Context, name: str) -> Code | None:
@@ -181,6 +185,13 @@ class _Compiler:
                 self.asts[entry.name] = e
                 tiebreakers.append(self.emitter.expression(entry.name, e))
 
+        ranking = []
+        for entry in voc.ranking:
+            e = self.expression(entry.doc, entry.path, Context("flow", scoring=True), want="value")
+            if e is not None:
+                self.asts[entry.name] = e
+                ranking.append(self.emitter.expression(entry.name, e))
+
         self.card_defaults_checked: set[int] = set()
         cards = self.cards()
         self.unused_macros()
@@ -201,6 +212,9 @@ class _Compiler:
             timings={n: dict(e.value) for n, e in voc.timings.items()},
             activation=dict(voc.activation.value) if voc.activation else {},
             statistics=dict(voc.statistics.value) if voc.statistics else {},
+            ranking=ranking,
+            automa=[{"id": n, "name": e.value.get("name", n), "names": dict(e.value.get("names") or {})}
+                    for n, e in voc.automa.items()],
             cards=cards, setup=setup, game=game, scoring=scoring, tiebreakers=tiebreakers,
             zone_on_empty=zone_on_empty, piece_when_full=piece_when_full, spans=self.spans.spans,
             names=voc.names,

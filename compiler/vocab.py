@@ -13,7 +13,7 @@ from .diagnostics import Diagnostics, Span, did_you_mean
 from .yamlsrc import YamlDoc
 
 # Names the compiler gives meaning to; a pack cannot declare them.
-RESERVED = {"x", "it", "this", "you", "requires", "player-count"}
+RESERVED = {"x", "it", "this", "you", "requires", "player-count", "total-score"}
 # Card attributes the language gives itself ("row of it"): not available as stat, piece or timing names.
 CARD_ATTRIBUTES = {"row", "column", "position"}
 
@@ -50,6 +50,8 @@ class Vocabulary:
     game: Entry | None = None
     scoring: dict[str, Entry] = field(default_factory=dict)
     tiebreakers: list[Entry] = field(default_factory=list)
+    ranking: list[Entry] = field(default_factory=list)  # empty: total score, then the tiebreakers
+    automa: dict[str, Entry] = field(default_factory=dict)  # seats that are not decision-makers, in order
     names: dict[str, Any] = field(default_factory=dict)
     glossary: dict[str, dict[str, str]] = field(default_factory=dict)  # term -> {en, ja, ...}, for describe
     trait_values: dict[str, list[str]] = field(default_factory=dict)  # value -> traits that have it
@@ -130,6 +132,10 @@ def build_vocabulary(docs: list[YamlDoc], diags: Diagnostics) -> Vocabulary:
         if "tiebreakers" in v:
             voc.tiebreakers = [Entry(f"tiebreaker-{i}", t, doc, ("tiebreakers", i))
                                for i, t in enumerate(v["tiebreakers"])]
+        if "ranking" in v:
+            voc.ranking = [Entry(f"ranking-{i}", r, doc, ("ranking", i)) for i, r in enumerate(v["ranking"])]
+        for name, val in (v.get("automa") or {}).items():
+            voc.automa[name] = Entry(name, val or {}, doc, ("automa", name))
         if "names" in v:
             voc.names.update(v["names"])
         for term, forms in (v.get("glossary") or {}).items():

@@ -155,9 +155,12 @@ def analyze(pack: CompiledPack, results: list[GameResult], players: int, seed: i
     seat_agents = [agents[s % len(agents)] for s in range(players)]  # as runtime/simulate.py seats them
     mixed = len(set(seat_agents)) > 1
     seats = []
-    for s in range(players):
+    for s in range(players + len(pack.automa)):  # automa seats (a solo game's AI) win and lose too
         wins = sum(1 / len(r.winners) for r in results if s in r.winners)
-        label = f"seat {s + 1}" + (f" ({seat_agents[s]})" if mixed else "")
+        if s < players:
+            label = f"seat {s + 1}" + (f" ({seat_agents[s]})" if mixed else "")
+        else:
+            label = pack.automa[s - players].get("name") or pack.automa[s - players]["id"]
         seats.append(Group(label, Rate(wins, games), tuple(r.totals[s] for r in results)))
     agent_wins: dict[str, float] = {}
     agent_scores: dict[str, list[int]] = {}
@@ -169,7 +172,8 @@ def analyze(pack: CompiledPack, results: list[GameResult], players: int, seed: i
                 for name in sorted(agent_scores)]
     stats = card_stats(results)
     seat_games = games * players
-    total_wins = sum(1.0 for r in results if r.winners)  # the shares of one game's winners add up to 1
+    # the players' shares of each game's win (an automa seat's share is nobody's card)
+    total_wins = sum(sum(1 for w in r.winners if w < players) / len(r.winners) for r in results if r.winners)
     cards = []
     played_types = pack.statistics.get("played-types")  # the cards a player plays; all when not declared
     for c in pack.cards:

@@ -40,12 +40,17 @@ class GameResult:
     agents: list[str] = field(default_factory=list)
     played: list[list[str]] = field(default_factory=list)  # per seat: cards played (simulate fills it)
     shared_counters: dict[str, int] = field(default_factory=dict)  # at the end: generation, temperature, ...
+    places: list[int] = field(default_factory=list)  # per seat: 1 for the winners, then 2, ... (ties share)
+    automa: list[str] = field(default_factory=list)  # the automa seats after the players, by id
 
     def to_json(self) -> dict:
-        return {"seed": self.seed, "players": self.players, "totals": self.totals, "steps": self.steps,
-                "winners": self.winners, "tiebreaks": self.tiebreaks, "capped": self.capped,
-                "turns": self.turns, "decisions": self.decisions, "log_hash": self.log_hash,
-                "agents": self.agents, "shared_counters": self.shared_counters}
+        out = {"seed": self.seed, "players": self.players, "totals": self.totals, "steps": self.steps,
+               "winners": self.winners, "places": self.places, "tiebreaks": self.tiebreaks, "capped": self.capped,
+               "turns": self.turns, "decisions": self.decisions, "log_hash": self.log_hash,
+               "agents": self.agents, "shared_counters": self.shared_counters}
+        if self.automa:
+            out["automa"] = self.automa
+        return out
 
 
 class Game:
@@ -73,6 +78,7 @@ class Game:
         self.capped = False
         self.max_decisions = max_decisions
         self.tiebreaks: list[list[int]] = []
+        self.keys: list[tuple] | None = None  # the declared ranking's values per seat, after scoring
 
     # ------------------------------------------------------------ running
     def _next_phase(self) -> bool:
@@ -89,12 +95,16 @@ class Game:
             self.phase = "scoring"
             self.state.over = True
             for step in reversed(self.pack.scoring):
-                for seat in reversed(range(self.n)):
+                for seat in reversed(range(self.state.seats)):  # automa seats score too
                     vm.push(step["code"], seat, step=step["id"])
             return True
         if self.phase == "scoring":
+            seats = range(self.state.seats)
             self.tiebreaks = [[self.vm.eval_sync(self.vm.linker.link(code), seat) or 0
-                               for code in self.pack.tiebreakers] for seat in range(self.n)]
+                               for code in self.pack.tiebreakers] for seat in seats]
+            if self.pack.ranking:  # declared: every key an expression; a condition counts as 1 or 0
+                self.keys = [tuple(int(self.vm.eval_sync(self.vm.linker.link(code), seat) or 0)
+                                   for code in self.pack.ranking) for seat in seats]
             self.phase = "done"
         return False
 
@@ -140,16 +150,24 @@ class Game:
     def totals(self) -> list[int]:
         return [sum(s.values()) for s in self.state.scores]
 
+    def ranking_keys(self) -> list[tuple]:
+        """Per seat, what places it: the declared ranking, else its total score, then the tiebreakers."""
+        if self.keys is not None:
+            return self.keys
+        totals = self.totals()
+        return [(totals[s], *self.tiebreaks[s]) if self.tiebreaks else (totals[s],) for s in range(self.state.seats)]
+
     def result(self) -> GameResult:
         totals = self.totals()
-        keyed = [(totals[s], *self.tiebreaks[s]) if self.tiebreaks else (totals[s],) for s in range(self.n)]
-        best = max(keyed)
-        winners = [s for s in range(self.n) if keyed[s] == best]
-        steps = [{st["id"]: self.state.scores[s].get(st["id"], 0) for st in self.pack.scoring}
-                 for s in range(self.n)]
+        keyed = self.ranking_keys()
+        seats = range(self.state.seats)
+        places = [1 + sum(1 for other in seats if keyed[other] > keyed[s]) for s in seats]
+        winners = [s for s in seats if places[s] == 1]
+        steps = [{st["id"]: self.state.scores[s].get(st["id"], 0) for st in self.pack.scoring} for s in seats]
         return GameResult(self.seed, self.n, totals, steps, winners, self.tiebreaks, self.capped,
                           self.state.turn, len(self.decisions), self.log_hash(),
-                          [getattr(a, "name", type(a).__name__) for a in self.agents])
+                          [getattr(a, "name", type(a).__name__) for a in self.agents], places=places,
+                          automa=[a["id"] for a in self.pack.automa])
 
     def estimate(self, seat: int) -> int:
         """The seat's score if the game were scored now (for agents); changes nothing."""
@@ -173,7 +191,7 @@ class Game:
         g.vm.pending = self.vm.pending
         g.vm.steps = self.vm.steps
         g.phase, g.pending, g.capped = self.phase, self.pending, self.capped
-        g.max_decisions, g.tiebreaks = self.max_decisions, list(self.tiebreaks)
+        g.max_decisions, g.tiebreaks, g.keys = self.max_decisions, list(self.tiebreaks), self.keys
         return g
 
     def header(self) -> dict:

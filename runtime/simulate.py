@@ -72,10 +72,14 @@ def summarize(results: list[GameResult], players: int) -> dict:
     played it won ("played": seat-games in which that seat played it) against every other
     seat-game of the run ("not_played"), with the counts behind each rate."""
     seats = []
-    for s in range(players):
+    automa = getattr(results[0], "automa", []) if results else []
+    for s in range(players + len(automa)):  # the automa seats after the players: they win and lose too
         wins = sum(1 / len(r.winners) for r in results if s in r.winners)
-        seats.append({"seat": s, "win_rate": round(wins / len(results), 4) if results else 0,
-                      "mean_score": round(mean(r.totals[s] for r in results), 3) if results else 0})
+        seat = {"seat": s, "win_rate": round(wins / len(results), 4) if results else 0,
+                "mean_score": round(mean(r.totals[s] for r in results), 3) if results else 0}
+        if s >= players:
+            seat["automa"] = automa[s - players]
+        seats.append(seat)
     agents: dict[str, dict] = {}
     for r in results:
         for s, name in enumerate(r.agents):
@@ -112,7 +116,7 @@ def card_stats(results: list[GameResult]) -> dict[str, dict]:
                 played_wins[cid] = played_wins.get(cid, 0) + won
         if getattr(r, "played", None) is not None:
             seat_games += r.players
-            total_wins += share * len(r.winners)
+            total_wins += share * sum(1 for w in r.winners if w < r.players)  # the players' seats only
     out = {}
     for cid in sorted(played_n):
         n, w = played_n[cid], played_wins[cid]

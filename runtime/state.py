@@ -52,13 +52,16 @@ class GameState:
         "params",
         "rng",
         "scores",
+        "seats",
         "turn",
         "zones",
     )
 
-    def __init__(self, n: int) -> None:
-        self.n = n
-        self.counters: list[dict[str, int]] = [{} for _ in range(n)]
+    def __init__(self, n: int, automa: int = 0) -> None:
+        self.n = n  # the players: seats 0..n-1 decide, take turns and sit next to each other
+        self.seats = n + automa  # then the automa seats (rules.yaml `automa`): opponents with a score, no turns
+        seats = self.seats
+        self.counters: list[dict[str, int]] = [{} for _ in range(seats)]
         self.globals: dict[str, int] = {}
         self.params: dict[str, object] = {}
         self.zones: dict[tuple[str, int], list[int | None]] = {}
@@ -66,8 +69,8 @@ class GameState:
         self.active = 0
         self.first = 0
         self.rng = random.Random(0)
-        self.scores: list[dict[str, int]] = [{} for _ in range(n)]
-        self.activated: list[set[int] | None] = [None] * n  # cards activated in the running activation
+        self.scores: list[dict[str, int]] = [{} for _ in range(seats)]
+        self.activated: list[set[int] | None] = [None] * seats  # cards activated in the running activation
         self.live_triggers: list[int] = []  # cards in play with triggers, in the order they arrived
         self.live_modifiers: list[int] = []
         self.over = False
@@ -76,6 +79,7 @@ class GameState:
     def clone(self) -> GameState:
         s = GameState.__new__(GameState)
         s.n = self.n
+        s.seats = self.seats
         s.counters = [dict(c) for c in self.counters]
         s.globals = dict(self.globals)
         s.params = self.params  # read-only during a game
@@ -96,14 +100,14 @@ class GameState:
 
 def new_state(pack: CompiledPack, n: int, seed: int, params: dict | None = None) -> GameState:
     """A fresh state: counters at their start values, every card in the start zone of its type."""
-    s = GameState(n)
+    s = GameState(n, len(pack.automa))
     s.rng = random.Random(seed)
     s.params = {**pack.params, **(params or {})}
-    for seat in range(n):
+    for seat in range(s.seats):
         s.counters[seat] = {name: decl.get("start", 0) for name, decl in pack.resources.items()}
     s.globals = {name: decl.get("start", 0) for name, decl in pack.counters.items()}
     for zname, z in pack.zones.items():
-        seats = [SHARED] if z.get("owner", "player") == "shared" else list(range(n))
+        seats = [SHARED] if z.get("owner", "player") == "shared" else list(range(s.seats))
         geo = geometry(z)
         for seat in seats:
             s.zones[(zname, seat)] = [None] * geo.size if geo else []

@@ -230,12 +230,25 @@ def _dup(w: RegionWriter, raw: list, k: int) -> None:
     w.sym.append(w.sym[-1] if w.sym else w.temp("s[-1]"))
 
 
-_FRAME_VALUES = {"IT": "f.it", "THIS": "f.this", "X": "f.x", "NPLAYERS": "st.n"}
+_FRAME_VALUES = {"IT": "f.it", "THIS": "f.this", "X": "f.x", "NPLAYERS": "st.n",
+                 "TOTAL_SCORE": "sum(st.scores[f.you].values())"}
 
 
 @defines(*_FRAME_VALUES)
 def _frame_value(w: RegionWriter, raw: list, k: int) -> None:
     w.push(_FRAME_VALUES[raw[0]])
+
+
+@defines("LOCAL")
+def _local(w: RegionWriter, raw: list, k: int) -> None:
+    w.push(f"f.vars[{w.const(raw[1])}]")
+
+
+@defines("SET_LOCAL")
+def _set_local(w: RegionWriter, raw: list, k: int) -> None:
+    """Bind a local name in the frame (its table is made on the first binding)."""
+    v = w.pop()
+    w.lines += [" if f.vars is None:", "  f.vars = {}", f" f.vars[{w.const(raw[1])}] = {v}"]
 
 
 @defines("COUNTER")

@@ -14,7 +14,7 @@ from cardsmith.bytecode import Code, CompiledPack
 from cardsmith.runtime.geometry import geometry
 from cardsmith.runtime.state import SHARED
 
-from .core import CMP, Frame, Linked, Query, owner
+from .core import CMP, Frame, Linked, Query, others, owner
 from .fuser import fuse, single_on_first_run
 from .handlers import HANDLERS
 from .inline import INLINE
@@ -31,6 +31,7 @@ class Linker:
     def __init__(self, pack: CompiledPack) -> None:
         self.pack = pack
         self.cache: dict[int, Linked] = {}
+        self.automa_index = {a["id"]: i for i, a in enumerate(pack.automa)}  # seat = players + index
         self.def_index = {c.id: i for i, c in enumerate(pack.cards)}
         self.traits: list[dict[str, frozenset[str]]] = [
             {t: frozenset(v) for t, v in c.traits.items()} for c in pack.cards]
@@ -127,7 +128,7 @@ class Linker:
         elif name in ("CAN_REMOVE", "CAN_MARK"):
             i = 1 if name == "CAN_REMOVE" else 2
             t = args[i]
-            args[i] = t if ("it" in t or "this" in t) else self.query(t)
+            args[i] = t if ("it" in t or "this" in t or "local" in t) else self.query(t)
         elif name in ("DISTINCT", "OCCURRENCES"):
             args[0] = self.query(args[0])
         return (handler, *args)
@@ -142,7 +143,8 @@ class Linker:
             base = pred
 
             def pred(vm, f, c, base=base, where=where):
-                return (base is None or base(vm, f, c)) and bool(vm.eval_sync(where, f.you, c.id, f.this))
+                return (base is None or base(vm, f, c)) and bool(vm.eval_sync(where, f.you, c.id, f.this,
+                                                                               vars=f.vars))
 
         query = Query([(z, o) for z, o in q["zones"]], pred, reverse=bool(q.get("reverse")))
         query.run = self._query_code(query.zones, q["filters"], where, query.reverse)
@@ -151,17 +153,28 @@ class Linker:
     def _query_code(self, zones: list[tuple[str, str]], filters: list, where: Linked | None, reverse: bool):
         """`VM.query` of one query as a generated function: the zones unrolled, the filters written inline."""
         ns: dict[str, Any] = {"traits": self.traits, "defs": self.pack.cards, "owner": owner, "W": where,
-                              "Frame": Frame, "_where": run_where}
+                              "Frame": Frame, "_where": run_where, "others": others}
         tests = [self._filter_code(flt, ns) for flt in filters]
         lines = ["def run(vm, f):", " st = vm.state", " cards = st.cards", " zones = st.zones", " out = []"]
         if where is not None and where.pure:  # one frame for the whole query, as eval_sync would make per card
-            lines.append(" w = Frame(W, f.you, None, f.this)")
+            lines.append(" w = Frame(W, f.you, None, f.this, vars=f.vars)")
             tests.append("_where(vm, w, cid)")
         elif where is not None:
-            tests.append("bool(vm.eval_sync(W, f.you, cid, f.this))")
+            tests.append("bool(vm.eval_sync(W, f.you, cid, f.this, vars=f.vars))")
         for i, (zname, mode) in enumerate(zones):
             ns[f"z{i}"] = zname
-            if mode in ("others", "all"):
+            if zname is None:  # the zone a card is in ('the zone of it'), found now
+                card = "f.it" if mode == "it" else "f.this" if mode == "this" else f"f.vars[{mode[6:]!r}]"
+                lines.append(f" zc = {card}")
+                lines.append(" if zc is not None:")
+                lines.append("  zc = cards[zc]")
+                lines.append("  for cid in zones[(zc.zone, zc.seat)]:")
+                pad = "   "
+            elif mode in ("others", "all") and self.automa_index:  # automa seats are opponents too
+                lines.append(f" for seat in others(st, f.you, {mode == 'all'}):")
+                lines.append(f"  for cid in zones[(z{i}, seat)]:")
+                pad = "   "
+            elif mode in ("others", "all"):
                 lines.append(" n = st.n")
                 lines.append(f" for i in range({0 if mode == 'all' else 1}, n):")
                 lines.append(f"  for cid in zones[(z{i}, (f.you + i) % n)]:")
@@ -217,6 +230,8 @@ class Linker:
             return f"(not {self._filter_code(flt[1], ns)})"
         if kind == "not-this":
             return "(c.id != f.this)"
+        if kind == "not-card":
+            return "(c.id != f.it)" if flt[1] == "it" else f"(c.id != f.vars[{const(flt[1][6:])}])"
         return f"{const(self._filter(flt))}(vm, f, c)"
 
     def _filter(self, flt: list):
@@ -249,17 +264,24 @@ class Linker:
                 not runs.isdisjoint(abilities[c.defn].conditions)
         if kind == "not-this":
             return lambda vm, f, c: c.id != f.this
+        if kind == "not-card":
+            if flt[1] == "it":
+                return lambda vm, f, c: c.id != f.it
+            local = flt[1][6:]
+            return lambda vm, f, c: c.id != f.vars[local]
         if kind == "stat" and flt[1] in self.pack.pieces:
             piece, op, value = flt[1], CMP[flt[2]], flt[3]
             if isinstance(value, dict):
                 code = self.link(Code.from_json(value))
-                return lambda vm, f, c: op(c.pieces.get(piece, 0), vm.eval_sync(code, f.you, f.it, f.this))
+                return lambda vm, f, c: op(c.pieces.get(piece, 0), vm.eval_sync(code, f.you, f.it, f.this,
+                                                                               vars=f.vars))
             return lambda vm, f, c: op(c.pieces.get(piece, 0), value)
         if kind == "stat":
             stat, op, value = flt[1], CMP[flt[2]], flt[3]
             if isinstance(value, dict):
                 code = self.link(Code.from_json(value))
-                return lambda vm, f, c: op(vm.stat(c, stat, f.you), vm.eval_sync(code, f.you, f.it, f.this))
+                return lambda vm, f, c: op(vm.stat(c, stat, f.you), vm.eval_sync(code, f.you, f.it, f.this,
+                                                                                 vars=f.vars))
             return lambda vm, f, c: op(vm.stat(c, stat, f.you), value)
         raise ValueError(f"unknown filter {flt!r}")
 

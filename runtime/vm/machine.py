@@ -31,6 +31,7 @@ from .core import (
     Linked,
     Query,
     RuntimeFault,
+    others,
     owner,
 )
 from .linker import Linker, linker_for
@@ -137,15 +138,18 @@ class VM:
         if memo is not None:
             f.memo = (f.pc, memo)
         f.pc -= 1  # run this instruction again, with the answer
-        self.pending = Decision(f.you, kind, prompt, options,
+        # A choice that comes up for an automa seat is made by the active player (it decides nothing itself).
+        seat = f.you if f.you < self.state.n else self.state.active
+        self.pending = Decision(seat, kind, prompt, options,
                                 labels if labels is not None else lambda: [str(o) for o in options])
         return None
 
     def eval_sync(self, lc: Linked, you: int, it: int | None = None, this: int | None = None,
-                  step: str | None = None) -> Any:
-        """Evaluate a small program to a value on the spot (conditions, cost checks)."""
+                  step: str | None = None, vars: dict | None = None) -> Any:
+        """Evaluate a small program to a value on the spot (conditions, cost checks); `vars` are the local
+        names of the program it belongs to (a query's 'where' sees them)."""
         if lc.pure:  # nothing in it decides, starts a program or ends one: run it on its own frame
-            frame = Frame(lc, you, it, this, step)
+            frame = Frame(lc, you, it, this, step, vars=vars)
             ops, end = lc.ops, len(lc.code.ops)
             self.sync += 1
             try:
@@ -158,7 +162,7 @@ class VM:
                 self.sync -= 1
             return frame.stack[-1] if frame.stack else None
         saved_frames, saved_answer = self.frames, self.answer
-        self.frames = [Frame(lc, you, it, this, step)]
+        self.frames = [Frame(lc, you, it, this, step, vars=vars)]
         self.answer = None
         self.sync += 1
         result = None
@@ -196,6 +200,13 @@ class VM:
                         value += amount
         return value
 
+    def seat_label(self, seat: int) -> str:
+        """A seat as a person reads it: 'player 2', or an automa seat's name."""
+        if seat < self.state.n:
+            return f"player {seat + 1}"
+        a = self.pack.automa[seat - self.state.n]
+        return a.get("name") or a["id"]
+
     def label(self, cid: int) -> str:
         c = self.state.cards[cid]
         d = self.pack.cards[c.defn]
@@ -215,8 +226,7 @@ class VM:
         pred = q.pred
         for zname, mode in q.zones:
             if mode in ("others", "all"):
-                n = self.state.n
-                seats = [(f.you + i) % n for i in range(0 if mode == "all" else 1, n)]
+                seats = others(self.state, f.you, mode == "all")
             else:
                 seats = (owner(self, mode, f),)
             for seat in seats:

@@ -84,7 +84,7 @@ def op_CAN_REMOVE(vm, f, ins):
         have = sum(cards[c].pieces.get(piece, 0) for c in vm.query(target, f)
                    if not (guard and vm.prevented(f, piece, cards[c].seat, cards[c])))
     else:
-        cid = f.it if "it" in target else f.this
+        cid = f.it if "it" in target else f.vars[target["local"]] if "local" in target else f.this
         have = cards[cid].pieces.get(piece, 0) if cid is not None else 0
         if have and guard and vm.prevented(f, piece, cards[cid].seat, cards[cid]):
             have = 0
@@ -97,7 +97,7 @@ def op_CAN_MARK(vm, f, ins):
     if isinstance(target, Query):
         candidates = vm.query(target, f)
     else:
-        cid = f.it if "it" in target else f.this
+        cid = f.it if "it" in target else f.vars[target["local"]] if "local" in target else f.this
         candidates = [cid] if cid is not None else []
     f.stack.append(any((flag in cards[c].flags) != on for c in candidates))
 

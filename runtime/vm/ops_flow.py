@@ -29,9 +29,9 @@ def op_FOR_PLAYERS(vm, f, ins):
     kind, start = ins[1], ins[2]
     st = vm.state
     n = st.n
-    if kind == "chosen":
-        seats = list(range(n))
-        a = vm.decide(f, "player", "choose a player", seats, lambda: [f"player {s + 1}" for s in seats])
+    if kind == "chosen":  # any seat, automa seats included (they can be targeted)
+        seats = list(range(st.seats))
+        a = vm.decide(f, "player", "choose a player", seats, lambda: [vm.seat_label(s) for s in seats])
         if a is None:
             return SUSPEND
         seats = [seats[a]]
@@ -40,11 +40,13 @@ def op_FOR_PLAYERS(vm, f, ins):
     else:
         first = owner(vm, start, f) if start else (st.first if kind == "turns" else f.you)
         seats = [(first + i) % n for i in range(n)]
-        if kind == "each_other":
+        if kind in ("each_other", "opponents"):
             if start is None:
-                seats = [(f.you + i) % n for i in range(1, n)]
+                seats = [(f.you + i) % n for i in range(1, n)] if f.you < n else list(range(n))
             else:
                 seats = [s for s in seats if s != f.you]
+        if kind == "opponents":  # the automa seats are opponents too
+            seats += [s for s in range(n, st.seats) if s != f.you]
     f.stack.append([seats, 0, f.you, st.active, kind == "turns"])
 
 
