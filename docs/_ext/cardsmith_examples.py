@@ -603,6 +603,15 @@ class SchemaDirective(Directive):
 _EDIT = re.compile(r'^(?P<file>[^:]+):\s*(?P<old>"(?:[^"\\]|\\.)*")\s*->\s*(?P<new>"(?:[^"\\]|\\.)*")\s*$')
 
 
+def _commit_all(folder: Path) -> None:
+    """Make `folder` a git repository with one commit holding everything in it."""
+    import subprocess
+
+    for args in (["init", "-q"], ["add", "."], ["-c", "user.name=docs", "-c", "user.email=docs@example.org",
+                                                 "commit", "-q", "-m", "the version before the edits"]):
+        subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True)
+
+
 class CommandDirective(Directive):
     """Run `cardsmith ARGS` and show the real output.
 
@@ -610,6 +619,9 @@ class CommandDirective(Directive):
     the docs folder SRC named DEST, changed by the edits in the directive's content, one per
     line: ``DEST/FILE: "old text" -> "new text"`` (JSON strings; each old text must occur
     exactly once). That is how the pages show real diagnostics of broken packs.
+
+    With ``:git:`` the temporary folder is first made a git repository whose one commit holds
+    the copy before the edits, so ``DEST@HEAD`` names the pack as copied (``cardsmith diff``).
     """
 
     required_arguments = 1
@@ -620,6 +632,7 @@ class CommandDirective(Directive):
         "copy": directives.unchanged_required,
         "exit-code": directives.nonnegative_int,
         "stdout-only": directives.flag,
+        "git": directives.flag,
     }
 
     def run(self):
@@ -647,6 +660,8 @@ class CommandDirective(Directive):
                 for f in src_dir.rglob("*"):
                     env.note_dependency(str(f))
                 shutil.copytree(src_dir, Path(tmp) / dest, ignore=shutil.ignore_patterns("_build", "__pycache__"))
+                if "git" in self.options:
+                    _commit_all(Path(tmp))
                 for line in (ln for ln in self.content if ln.strip()):
                     m = _EDIT.match(line.strip())
                     if not m:
