@@ -234,12 +234,18 @@ def _fill_zone(st: GameState, pack: CompiledPack, index: dict, z: dict, zname: s
     if geo is not None:
         if not isinstance(content, dict):
             raise _Setup("a board zone is described as 'row,col': card-id", path)
-        for key, card_id in content.items():
+        places = {}
+        for key in content:
             try:
-                r, c = (int(x) for x in key.split(","))
+                places[key] = tuple(int(x) for x in key.split(","))
+                if len(places[key]) != 2:
+                    raise ValueError
             except ValueError:
                 raise _Setup(f"board position '{key}' should look like '1,2' (row, column)", (*path, key)) from None
-            cell = geo.cell(r, c)
+        shift = _growing_shift(geo, places.values())
+        for key, card_id in content.items():
+            r, c = places[key]
+            cell = geo.cell(r + shift[0], c + shift[1])
             if cell is None:
                 raise _Setup(f"position '{key}' is not on the board of zone '{zname}'", (*path, key))
             card = new(card_id, (*path, key))
@@ -252,6 +258,18 @@ def _fill_zone(st: GameState, pack: CompiledPack, index: dict, z: dict, zname: s
     if z["kind"] == "pile":
         cards.reverse()  # listed top first; the top of a pile is the end of its list
     zone.extend(cards)
+
+
+def _growing_shift(geo, places) -> tuple[int, int]:
+    """Where a growing grid's described rows and columns (counted from the top-left corner of its cards)
+    lie in its frame: centred, so that the span can still grow to its limit on every side."""
+    if geo.limit is None or not places:
+        return 0, 0
+    rows = [r for r, _ in places]
+    cols = [c for _, c in places]
+    frame_h, frame_w = len(geo.rows), geo.width
+    return ((frame_h - (max(rows) - min(rows) + 1)) // 2 - (min(rows) - 1),
+            (frame_w - (max(cols) - min(cols) + 1)) // 2 - (min(cols) - 1))
 
 
 def _find(st: GameState, pack: CompiledPack, card_id: str, seat: int) -> Card | None:
@@ -293,7 +311,8 @@ def check_expectations(game: Game, expect: dict, answers_left: int) -> list[str]
                 grid = st.zones[(zname, zseat)]
                 for key, cid in want.items():
                     r, c = (int(x) for x in key.split(","))
-                    cell = geo.cell(r, c)
+                    # a growing grid counts from the top-left corner of its cards' span
+                    cell = geo.absolute(grid, r, c) if any(x is not None for x in grid) else None
                     got = grid[cell] if cell is not None else None
                     got_id = pack.cards[st.cards[got].defn].id if got is not None else None
                     if got_id != cid:

@@ -170,6 +170,8 @@ def _check_collisions(voc: Vocabulary, diags: Diagnostics) -> None:
         z = entry.value
         if z["kind"] == "grid" and not ("width" in z and "height" in z):
             diags.error("E109", f"grid zone '{zname}' needs a width and a height", entry.span)
+        if z.get("grows") and z["kind"] != "grid":
+            diags.error("E109", f"zone '{zname}' is a {z['kind']}: only a grid grows", entry.span)
         if z["kind"] == "hex" and not z.get("rows"):
             diags.error("E109", f"hex zone '{zname}' needs its rows (cells per row)", entry.span)
     for ctype, entry in voc.card_types.items():

@@ -210,7 +210,8 @@ class VM:
     def label(self, cid: int) -> str:
         c = self.state.cards[cid]
         d = self.pack.cards[c.defn]
-        where = f" at {self.linker.geo[c.zone].label(c.pos)}" if c.pos >= 0 else ""
+        where = f" at {self.linker.geo[c.zone].label_in(self.state.zones[(c.zone, c.seat)], c.pos)}" \
+            if c.pos >= 0 else ""
         return f"{d.name} ({d.id}){where}"
 
     # --- zones

@@ -119,6 +119,14 @@ def op_LINES(vm, f, ins):
     zname, seat, geo, members = _board(vm, ins[1], f)
     grid = vm.state.zones[(zname, seat)]
     full = 0
+    if geo.limit is not None:  # a growing grid: a complete line holds as many cards as the span may be wide (high)
+        length = geo.limit[0] if ins[2] == "rows" else geo.limit[1]
+        for line in geo.rows if ins[2] == "rows" else geo.columns:
+            cards = [grid[c] for c in line if grid[c] is not None]
+            if len(cards) == length and all(c in members for c in cards):
+                full += 1
+        f.stack.append(full)
+        return
     for line in geo.rows if ins[2] == "rows" else geo.columns:
         for c in line:
             if grid[c] is None or grid[c] not in members:

@@ -74,9 +74,11 @@ def _legal_cells(vm: VM, zname: str, seat: int) -> list[int]:
     z = vm.pack.zones[zname]
     grid = vm.state.zones[(zname, seat)]
     free = [i for i, c in enumerate(grid) if c is None]
+    geo = vm.linker.geo[zname]
     if z.get("placement", "anywhere") == "adjacent" and len(free) < len(grid):
-        geo = vm.linker.geo[zname]
         free = [i for i in free if any(grid[nb] is not None for nb in geo.neighbours[i])]
+    if geo.limit is not None:  # a growing grid: the span of its cards stays within the limit
+        free = [i for i in free if geo.fits(grid, i)]
     return free
 
 
@@ -93,7 +95,7 @@ def op_PUT(vm, f, ins):
         if not cells:
             return None  # no legal place: the card stays where it is
         a = vm.decide(f, "cell", f"where to put {vm.pack.cards[vm.state.cards[cid].defn].name}", cells,
-                      lambda: [geo.label(c) for c in cells], memo=cells)
+                      lambda: [geo.label_in(vm.state.zones[(zname, seat)], c) for c in cells], memo=cells)
         if a is None:
             return SUSPEND
         vm.move(cid, zname, seat, pos=cells[a], face=face)
@@ -113,7 +115,8 @@ def op_PUT_CELL(vm, f, ins):
         return None
     seat = owner(vm, mode, f)
     geo = vm.linker.geo[zname]
-    cell = geo.cell(row, col) if geo is not None else None  # the checker allows boards only
+    # the checker allows boards only; a growing grid counts from the top-left corner of its cards' span
+    cell = geo.absolute(vm.state.zones[(zname, seat)], row, col) if geo is not None else None
     # A cell that does not exist, is taken or breaks the board's placement rule: the card stays where it is.
     if cell is not None and cell in _legal_cells(vm, zname, seat):
         vm.move(cid, zname, seat, pos=cell, face=face)
@@ -169,5 +172,5 @@ def op_PLACE_OF(vm, f, ins):
     if geo is None or card.pos < 0:
         f.stack[-1] = 0
         return
-    r, c = geo.row_col(card.pos)
+    r, c = geo.relative(vm.state.zones[(card.zone, card.seat)], card.pos)
     f.stack[-1] = r if ins[1] == "row" else c
