@@ -94,7 +94,7 @@ class StdioClient:
             [T.TextDocumentContentChangeWholeDocument(text=text)]))
 
     def wait_for_diagnostics(self, uri: str, after: int = 0, until: Callable[[list], bool] | None = None,
-                             waits: int = 120) -> list[T.Diagnostic]:
+                             waits: int = 30) -> list[T.Diagnostic]:
         """The diagnostics of `uri` once more than `after` publications arrived (and `until` holds);
         each wait is a second at most, `waits` of them in all."""
         with self._changed:

@@ -88,8 +88,11 @@ def _effect(text: str, offset: int, start: str, voc: Vocabulary, macros: dict, l
     for signature, nxt in expected.macro_next:
         if not nxt.startswith("$"):
             add(nxt, "macro", f"macro '{signature}'", _macro_doc(macros, signature), sort="0")
+    # Where the checker would take a statement, its list holds the macros' names (some may also name a zone,
+    # as Earth's 'tableau'): offer each macro whole, with its words and parameters.
+    actions = any(c in macros and name_kind(c, voc) == "name" for c in expected.candidates)
     for name in expected.candidates:
-        if name in macros:
+        if actions and name in macros:
             for m in macros[name]:
                 fixed = m.signature.split(" $", 1)[0]
                 add(m.signature, "macro", "macro", _macro_doc(macros, m.signature),

@@ -45,20 +45,21 @@ class CardsmithServer(LanguageServer):
         return path, line, col
 
     # ------------------------------------------------------------ diagnostics
-    def refresh(self, path: Path) -> None:
-        """Compile the pack `path` belongs to (with every open buffer) and publish its diagnostics."""
+    def refresh(self, path: Path, closed: bool = False) -> None:
+        """Compile the pack `path` belongs to (with every open buffer) and publish its diagnostics (for a file
+        just closed, also when it has none: the editor clears what it showed)."""
         folder = self.ws.pack_folder(path)
         if folder is None:
             return
         state = self.ws.compile(folder)
-        self.publish(state)
+        self.publish(state, {self.ws.key(path)} if closed else set())
 
-    def publish(self, state: PackState) -> None:
+    def publish(self, state: PackState, also: set[Path] = frozenset()) -> None:
         by_file: dict[Path, list[Diagnostic]] = defaultdict(list)
         for d in state.result.diagnostics.items if state.result is not None else ():
             by_file[self.ws.key(d.span.file)].append(d)
         open_here = {p for p in self.ws.buffers if self.ws.pack_folder(p) == state.folder}  # told even when clean
-        for path in sorted(set(by_file) | state.published | open_here):
+        for path in sorted(set(by_file) | state.published | open_here | also):
             lines = self.lines(path)
             buf = self.ws.buffers.get(path)
             self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
@@ -126,7 +127,7 @@ def did_save(ls: CardsmithServer, params: T.DidSaveTextDocumentParams) -> None:
 def did_close(ls: CardsmithServer, params: T.DidCloseTextDocumentParams) -> None:
     path = _path(params.text_document.uri)
     ls.ws.close(path)
-    ls.refresh(path)  # the file on disk again: an unsaved mistake no longer counts
+    ls.refresh(path, closed=True)  # the file on disk again: an unsaved mistake no longer counts
 
 
 @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=[" ", "(", ":"]))

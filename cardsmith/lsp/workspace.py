@@ -154,6 +154,7 @@ class Workspace:
         out: list[tuple[Path, str]] = []
         result = state.latest
         folders = [p.folder for p in result.sources] if result is not None and result.sources else [state.folder]
+        folders += self.extended_by(state.folder)
         for folder in folders:
             folder = self.key(folder)
             out.append((folder / "pack.yaml", "pack"))
@@ -164,6 +165,29 @@ class Workspace:
             if scen.is_dir():
                 out.extend((self.key(p), "scenario") for p in sorted(scen.rglob("*.yaml")))
         return out
+
+    def extended_by(self, folder: Path) -> list[Path]:
+        """The packs beside `folder` that extend it, directly or through each other (their files use its cards)."""
+        import yaml
+
+        ids: dict[Path, tuple[str, list]] = {}
+        for sibling in sorted(folder.parent.iterdir()):
+            try:
+                meta = yaml.safe_load((sibling / "pack.yaml").read_text(encoding="utf-8"))
+                ids[sibling] = (str(meta["id"]), list(meta.get("extends") or []))
+            except (OSError, yaml.YAMLError, TypeError, KeyError):
+                continue
+        found: list[Path] = []
+        wanted = {ids[folder][0]} if folder in ids else set()
+        changed = True
+        while changed:
+            changed = False
+            for sibling, (pid, parents) in ids.items():
+                if sibling not in found and sibling != folder and wanted & set(parents):
+                    found.append(sibling)
+                    wanted.add(pid)
+                    changed = True
+        return [self.key(f) for f in found]
 
     def index(self, state: PackState) -> Index:
         """Every declaration and use of a name in the pack chain and its scenarios, built once per compile."""
