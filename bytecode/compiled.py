@@ -213,8 +213,8 @@ def validate_code(code: Code) -> list[str]:
         if len(ins) - 1 != len(op.operands):
             problems.append(f"{code.name}[{i}]: {op.name} takes {len(op.operands)} operands, got {len(ins) - 1}")
             continue
-        if op.name in ("JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN", "NEXT_CARD", "NEXT_PLAYER",
-                       "NEXT_ACTIVATION") and not 0 <= ins[1] <= n:
+        if op.name in ("JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN", "NEXT_CARD", "NEXT_PLAYER") \
+                and not 0 <= ins[1] <= n:
             problems.append(f"{code.name}[{i}]: jump target {ins[1]} out of range")
         if op.name == "SWITCH" and not all(0 <= t <= n for t in ins[1]):
             problems.append(f"{code.name}[{i}]: switch target out of range")

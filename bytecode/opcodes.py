@@ -143,11 +143,10 @@ OPS: tuple[Op, ...] = (
        "in its zone (1 = top of a pile, first of a row, first cell of a board).", "column of it"),
     Op("END_GAME", (), "--", "End the game at once: every running program stops and scoring begins."),
     Op("SHUFFLE", ("zone",), "--", "Shuffle a pile with the game's seeded generator.", "shuffle stack"),
-    Op("ACTIVATION", ("timing",), "-- iter", "The current player's cards with abilities of this timing (or "
-       "of a timing that matches it), in the declared activation order; asks whether the block goes "
-       "before or after when the rules let the player choose.", "activate spring abilities", decides=True),
-    Op("NEXT_ACTIVATION", ("target",), "iter -- iter | ", "Set 'it' to the next card to activate, or drop "
-       "the iterator and jump."),
+    Op("BEGIN_ACTIVATION", ("timing",), "--", "Start an activation of the current player: from here to "
+       "END_ACTIVATION each card's activated abilities run at most once (once-per-card). What runs in "
+       "between is the pack's activation order.", "activate spring abilities"),
+    Op("END_ACTIVATION", (), "--", "End the current player's activation."),
     Op("RUN_ABILITY", ("timing", "optional"), "c --", "Run a card's ability of a timing, at most once per "
        "card per activation; optional ones ask first and are skipped when their cost cannot be paid.",
        "activate autumn ability of it", decides=True),

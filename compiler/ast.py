@@ -387,6 +387,17 @@ class ActivateTiming(Node):
 
 
 @dataclass(frozen=True)
+class Activation(Node):
+    """`activate TIMING abilities` after expansion: the pack's activation order with $timing filled in.
+    Each card activates at most once in it (once-per-card); its 'activate ... ability of' may be skipped
+    (optional)."""
+
+    timing: str
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class ActivateCopy(Node):
     timing: str
     target: Target
@@ -578,7 +589,7 @@ class Trigger(Node):
 
 Stmt = (
     Gain | Lose | Pay | SetCounter | Score | May | Group | Nothing | Call | Emit | PassFirst | EndGame
-    | Shuffle | Modify | Prevent | ActivateTiming | ActivateCopy | Mark | Flip | Reveal | ChooseX | Let | Move
+    | Shuffle | Modify | Prevent | ActivateTiming | Activation | ActivateCopy | Mark | Flip | Reveal | ChooseX | Let | Move
     | MoveCard | Place | Remove | Costed | If | Scoped | ForEach | Repeat | ChooseOne | ChooseCard | Trigger
 )
 

@@ -239,6 +239,14 @@ class Checker:
     def s_ActivateTiming(self, s: A.ActivateTiming, ctx: Context) -> None:
         self.timing_name(s.timing, s.span, ctx)
 
+    def s_Activation(self, s: A.Activation, ctx: Context) -> None:
+        self.timing_name(s.timing, s.span, ctx)
+        if s.timing in self.voc.timings and self.voc.timings[s.timing].value["kind"] != "activated":
+            self.err(ctx, "E103", f"'activate {s.timing} abilities' runs the activation order, which is for "
+                     f"activated timings; '{s.timing}' is {self.voc.timings[s.timing].value['kind']}", s.span,
+                     hint=f"say 'activate {s.timing} ability of CARD' to run one card's ability")
+        self.stmts(s.body, self._inner(ctx))
+
     def s_ActivateCopy(self, s: A.ActivateCopy, ctx: Context) -> None:
         self.timing_name(s.timing, s.span, ctx)
         self.target(s.target, ctx)

@@ -34,6 +34,7 @@ class Emitter:
         self.table = spans
         self.code: Code = Code("")
         self.span: Span = Span("<none>", 0, 0)
+        self.activating = False  # inside an activation order: its card activations may be skipped
 
     # ------------------------------------------------------------ assembly
     def new(self, name: str) -> Code:
@@ -125,17 +126,20 @@ class Emitter:
     def s_Shuffle(self, s: A.Shuffle) -> None:
         self.op("SHUFFLE", self.zone(s.zone))
 
-    def s_ActivateTiming(self, s: A.ActivateTiming) -> None:
-        self.op("ACTIVATION", s.timing)
-        loop = self.op("NEXT_ACTIVATION", None)
-        self.op("IT")
-        self.op("RUN_ABILITY", s.timing, bool(self.voc.activation and
-                                              self.voc.activation.value.get("optional", True)))
-        self.op("JUMP", loop)
-        self.patch(loop)
+    def s_Activation(self, s: A.Activation) -> None:
+        """The pack's activation order: each card at most once (once-per-card) between BEGIN and END, and
+        each 'activate ... ability of' in it may be skipped when the activation is optional."""
+        self.op("BEGIN_ACTIVATION", s.timing)
+        outer, self.activating = self.activating, True
+        self.stmts(s.body)
+        self.activating = outer
+        self.at(s)
+        self.op("END_ACTIVATION")
 
     def s_ActivateCopy(self, s: A.ActivateCopy) -> None:
-        self.for_target(s.target, lambda: (self.op("IT"), self.op("RUN_ABILITY", s.timing, False)))
+        act = self.voc.activation.value if self.voc.activation else {}
+        optional = self.activating and bool(act.get("optional", True))
+        self.for_target(s.target, lambda: (self.op("IT"), self.op("RUN_ABILITY", s.timing, optional)))
 
     def s_Mark(self, s: A.Mark) -> None:
         self.for_target(s.target, lambda: (self.op("IT"), self.op("MARK", s.flag, s.on)))

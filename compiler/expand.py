@@ -66,6 +66,7 @@ def _locator(entry: Entry, key: bool, lines_of: dict | None = None):
 
 
 BROKEN = "__broken__"  # table key holding the names of macros whose definition did not parse
+ACTIVATION = "__activation__"  # table key of the activation order: the body of 'activate $timing abilities'
 
 
 def build_macros(voc: Vocabulary, diags: Diagnostics) -> dict[str, list[Macro]]:
@@ -94,7 +95,28 @@ def build_macros(voc: Vocabulary, diags: Diagnostics) -> dict[str, list[Macro]]:
             else:
                 shape.append(word)
         table.setdefault(sig.name, []).append(Macro(sig.name, tuple(shape), tuple(params), body, entry))
+    order = _activation_order(voc, diags)
+    if order is not None:
+        table[ACTIVATION] = [order]
     return table
+
+
+def _activation_order(voc: Vocabulary, diags: Diagnostics) -> Macro | None:
+    """The pack's activation order as a macro of one parameter, $timing: declared (`activation.order`),
+    or else each card of the player's in-play zones, zone by zone as rules.yaml declares them."""
+    act = voc.activation
+    if act is not None and "order" in act.value:
+        entry = Entry("activate $timing abilities", act.value["order"], act.doc, (*act.path, "order"))
+        body = parse_program(str(entry.value), _locator(entry, key=False), diags)
+        return Macro(ACTIVATION, (None,), ("timing",), body, entry) if body is not None else None
+    zones = [n for n, e in voc.zones.items() if e.value.get("in-play") and e.value.get("owner", "player") == "player"]
+    text_ = f"activate $timing ability of each card in {' or '.join(zones)}" if zones else "nothing"
+    doc = act.doc if act is not None else next(iter(voc.zones.values())).doc if voc.zones else None
+    if doc is None:
+        return None
+    entry = Entry("activate $timing abilities", text_, doc, act.path if act is not None else ())
+    body = parse_program(text_, lambda s, e, span=doc.span(entry.path): span, diags)
+    return Macro(ACTIVATION, (None,), ("timing",), body, entry) if body is not None else None
 
 
 def _arg_word(arg: A.CallArg) -> str:
@@ -232,7 +254,7 @@ class Expander:
         return set(self.table.get(BROKEN, []))  # type: ignore[arg-type]
 
     def macros(self) -> list[Macro]:
-        return [m for name, ms in self.table.items() if name != BROKEN for m in ms]
+        return [m for name, ms in self.table.items() if name not in (BROKEN, ACTIVATION) for m in ms]
 
     def program(self, prog: A.Program) -> A.Program:
         return A.Program(self.expand(prog.body), span=prog.span)
@@ -248,6 +270,8 @@ class Expander:
             return _same_tuple(tuple(self._walk(n, stack, depth) for n in node), node)
         if isinstance(node, A.Call):
             return self._expand(node, stack, depth)
+        if isinstance(node, A.ActivateTiming) and ACTIVATION in self.table:
+            return self._activation(node, stack, depth)
         if isinstance(node, A.Node):
             height = self._plain.get(id(node))
             if height is not None and depth + height <= MAX_EXPANDED_NESTING:
@@ -272,6 +296,19 @@ class Expander:
                         changes[name] = new
             return _replace(node, changes) if changes else node
         return node
+
+    def _activation(self, node: A.ActivateTiming, stack: tuple[str, ...], depth: int) -> A.Activation:
+        """`activate TIMING abilities`: the activation order with $timing filled in (macros in it expanded)."""
+        order = self.table[ACTIVATION][0]
+        if ACTIVATION in stack:  # an order that activates itself: 'activate $timing abilities' inside it
+            self.diags.error("E106", "the activation order activates abilities of a timing itself ('activate "
+                             "... abilities' inside it): use 'activate $timing ability of ...'", order.span)
+            return A.Activation(node.timing, (), span=node.span)
+        self.used.add(ACTIVATION)
+        binding = {"timing": A.CallArg("word", node.timing, span=node.span)}
+        body = _substitute(order.body.body, binding)
+        body = self._walk(body, (*stack, ACTIVATION), depth + 1)
+        return A.Activation(node.timing, body, span=node.span)
 
     def _outer_span(self, node) -> Span:
         return self._outer.span if self._outer is not None else node.span

@@ -16,7 +16,7 @@ from . import ast as A
 from .check import Checker, Context
 from .diagnostics import Diagnostics, SourceCache, Span, did_you_mean
 from .emit import Emitter, SpanTable, const_value
-from .expand import BROKEN, Expander, build_macros
+from .expand import ACTIVATION, BROKEN, Expander, build_macros
 from .packs import PackSource, load_chain, resolve_pack_ref
 from .parse import parse_expression, parse_program
 from .vocab import Entry, Vocabulary, build_vocabulary
@@ -232,6 +232,9 @@ class _Compiler:
                 continue
             body = self.expander.expand(m.body.body, (m.signature,))
             self.checker.stmts(body, ctx)
+        order = self.macros.get(ACTIVATION)
+        if order and ACTIVATION not in self.expander.used:  # no 'activate ... abilities' anywhere: check it alone
+            self.checker.stmts(self.expander.expand(order[0].body.body, (ACTIVATION,)), ctx)
 
     def snippet(self, doc: YamlDoc, path: tuple, name: str, scoring: bool = False) -> Code | None:
         """Compile one more flow-level program (a scenario step, a REPL line) against this pack."""

@@ -75,8 +75,8 @@ def entry_points(code: Code, pack: CompiledPack | None = None) -> set[int]:
             jumps.append((i, jump_dest(code, ins[1])))
         elif name == "SWITCH":
             jumps.extend((i, jump_dest(code, t)) for t in ins[1])
-        elif name in ("NEXT_PLAYER", "NEXT_ACTIVATION"):
-            heads.add(ins[1])  # their handlers jump
+        elif name == "NEXT_PLAYER":
+            heads.add(ins[1])  # its handler jumps
         op = BY_NAME.get(name)
         if name in ("RUN_ABILITY", "EMIT", "END_GAME") or \
                 (op is not None and op.decides and not never_asks(ins, pack)):

@@ -29,7 +29,7 @@ BIN_CODE = {"+": "({a} + {b})", "-": "({a} - {b})", "*": "({a} * {b})", "/": "_d
             "and": "bool({a} and {b})", "or": "bool({a} or {b})", "=": "({a} == {b})", "!=": "({a} != {b})",
             "<": "({a} < {b})", "<=": "({a} <= {b})", ">": "({a} > {b})", ">=": "({a} >= {b})"}
 
-# Jumps a region makes itself (NEXT_PLAYER and NEXT_ACTIVATION jump inside their handlers).
+# Jumps a region makes itself (NEXT_PLAYER jumps inside its handler).
 JUMPS = ("JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN", "NEXT_CARD")
 
 

@@ -96,59 +96,12 @@ def op_END_GAME(vm, f, ins):
     return CHANGED
 
 
-def _activation_order(vm: VM, f: Frame, timing: str) -> tuple[list[int], list[int]]:
-    act = vm.pack.activation
-    linker = vm.linker
-    runs = linker.run_timings.get(timing, [timing])
-    cards = vm.state.cards
-
-    def has(cid: int) -> bool:
-        ab = linker.abilities[cards[cid].defn]
-        return any(t in ab for t in runs)
-
-    block = [c for z in act.get("block", []) for c in vm.zone_cards(z, f.you) if has(c)]
-    main_zone = act.get("main")
-    if main_zone:
-        main = [c for c in vm.zone_cards(main_zone, f.you) if has(c)]
-        if act.get("direction") == "reverse":
-            main.reverse()
-    else:
-        main = [c for z in vm.pack.zones if z in linker.in_play and z not in act.get("block", [])
-                for c in vm.zone_cards(z, f.you) if has(c)]
-    return block, main
+def op_BEGIN_ACTIVATION(vm, f, ins):
+    vm.state.activated[f.you] = set()  # 'once per card' holds until END_ACTIVATION
 
 
-def op_ACTIVATION(vm, f, ins):
-    timing = ins[1]
-    block, main = _activation_order(vm, f, timing)
-    position = vm.pack.activation.get("block-position", "before")
-    if block and main and position == "before-or-after":
-        act = vm.pack.activation
-        block_name = " and ".join(act.get("block", []))
-        main_name = act.get("main", "the rest")
-        a = vm.decide(f, "option", f"{timing}: {block_name} before or after {main_name}",
-                      ["before", "after"], [f"{block_name} first", f"{main_name} first"])
-        if a is None:
-            return SUSPEND
-        order = block + main if a == 0 else main + block
-    elif position == "after":
-        order = main + block
-    else:
-        order = block + main
-    vm.state.activated[f.you] = set()
-    f.stack.append([order, 0])
-    return None
-
-
-def op_NEXT_ACTIVATION(vm, f, ins):
-    it = f.stack[-1]
-    if it[1] < len(it[0]):
-        f.it = it[0][it[1]]
-        it[1] += 1
-    else:
-        f.stack.pop()
-        vm.state.activated[f.you] = None  # the activation is over: 'once per card' no longer applies
-        f.pc = ins[1]
+def op_END_ACTIVATION(vm, f, ins):
+    vm.state.activated[f.you] = None
 
 
 def op_RUN_ABILITY(vm, f, ins):
