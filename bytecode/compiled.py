@@ -44,6 +44,25 @@ class TriggerDef:
 
 
 @dataclass
+class ClaimDef:
+    """`as soon as COND [for each QUERY]: BODY`: checked whenever something it reads changes; runs once per
+    player (and card of the query) the moment the condition holds. `players` orders ties: [kind, start]
+    of a player loop (rules-level claims), or None for a card's own (its owner only)."""
+
+    cond: Code
+    query: dict | None
+    code: Code
+    players: list | None = None
+
+    def to_json(self) -> dict:
+        return {"cond": self.cond.to_json(), "query": self.query, "code": self.code.to_json(), "players": self.players}
+
+    @staticmethod
+    def from_json(d: dict) -> ClaimDef:
+        return ClaimDef(Code.from_json(d["cond"]), d["query"], Code.from_json(d["code"]), d.get("players"))
+
+
+@dataclass
 class ModifierDef:
     stat: str
     query: dict
@@ -69,12 +88,15 @@ class CardDef:
     modifiers: list[ModifierDef] = field(default_factory=list)
     # 'prevent ...' of ongoing abilities: {"names": [...], "opponents": bool, "scope": "this" | "you"}
     prevents: list[dict] = field(default_factory=list)
+    claims: list[ClaimDef] = field(default_factory=list)  # 'as soon as ...' of ongoing abilities
     back: str | None = None  # the id of the other side of a double-sided card
     is_back: bool = False
     pack: str = ""
 
     def to_json(self) -> dict:
-        d = {k: v for k, v in asdict(self).items() if k not in ("abilities", "checks", "conditions", "triggers")}
+        d = {k: v for k, v in asdict(self).items() if k not in ("abilities", "checks", "conditions", "triggers",
+                                                                 "claims")}
+        d["claims"] = [c.to_json() for c in self.claims]
         d["abilities"] = {k: c.to_json() for k, c in self.abilities.items()}
         d["checks"] = {k: c.to_json() for k, c in self.checks.items()}
         d["conditions"] = {k: c.to_json() for k, c in self.conditions.items()}
@@ -84,7 +106,8 @@ class CardDef:
     @staticmethod
     def from_json(d: dict) -> CardDef:
         c = CardDef(**{k: v for k, v in d.items() if k not in ("abilities", "checks", "conditions", "triggers",
-                                                                 "modifiers")})
+                                                                 "modifiers", "claims")})
+        c.claims = [ClaimDef.from_json(x) for x in d.get("claims", [])]
         c.abilities = {k: Code.from_json(v) for k, v in d["abilities"].items()}
         c.checks = {k: Code.from_json(v) for k, v in d["checks"].items()}
         c.conditions = {k: Code.from_json(v) for k, v in d["conditions"].items()}
@@ -125,6 +148,9 @@ class CompiledPack:
     statistics: dict[str, Any] = field(default_factory=dict)
     ranking: list[Code] = field(default_factory=list)  # empty: total score, then the tiebreakers
     automa: list[dict] = field(default_factory=list)  # [{"id", "name", "names"}]: seats after the players
+    # window name -> [{"label": text, "guard": Code | None, "code": Code}]: what 'open window NAME' offers
+    windows: dict[str, list[dict]] = field(default_factory=dict)
+    claims: list[ClaimDef] = field(default_factory=list)  # rules.yaml 'as-soon-as'
     format: int = BYTECODE_VERSION
 
     def card(self, card_id: str) -> CardDef | None:
@@ -145,6 +171,14 @@ class CompiledPack:
             yield f"tiebreaker {i + 1}", code
         for i, code in enumerate(self.ranking):
             yield f"ranking {i + 1}", code
+        for w, opts in self.windows.items():
+            for i, o in enumerate(opts):
+                yield f"window {w} {i + 1}", o["code"]
+                if o["guard"] is not None:
+                    yield f"window {w} {i + 1} guard", o["guard"]
+        for i, c in enumerate(self.claims):
+            yield f"as soon as {i + 1}", c.cond
+            yield f"as soon as {i + 1} body", c.code
         for c in self.cards:
             yield from self.card_codes(c)
 
@@ -155,6 +189,9 @@ class CompiledPack:
             yield f"{c.id} {t}", code
         for i, trig in enumerate(c.triggers):
             yield f"{c.id} trigger {i + 1} (when {trig.subject} {trig.verb})", trig.code
+        for i, claim in enumerate(c.claims):
+            yield f"{c.id} as soon as {i + 1}", claim.cond
+            yield f"{c.id} as soon as {i + 1} body", claim.code
 
     def span(self, index: int) -> Span:
         return self.spans[index] if 0 <= index < len(self.spans) else Span("<unknown>", 0, 0)
@@ -177,6 +214,9 @@ class CompiledPack:
             "spans": [[s.file, s.line, s.col] for s in self.spans],
             "names": self.names, "statistics": self.statistics,
             "ranking": [c.to_json() for c in self.ranking], "automa": self.automa,
+            "windows": {w: [{"label": o["label"], "guard": o["guard"].to_json() if o["guard"] else None,
+                             "code": o["code"].to_json()} for o in opts] for w, opts in self.windows.items()},
+            "claims": [c.to_json() for c in self.claims],
         }
 
     @staticmethod
@@ -198,6 +238,9 @@ class CompiledPack:
             spans=[Span(f, ln, c) for f, ln, c in d["spans"]], names=d.get("names", {}),
             statistics=d.get("statistics", {}),
             ranking=[Code.from_json(c) for c in d.get("ranking", [])], automa=d.get("automa", []),
+            windows={w: [{"label": o["label"], "guard": Code.from_json(o["guard"]), "code": Code.from_json(o["code"])}
+                         for o in opts] for w, opts in d.get("windows", {}).items()},
+            claims=[ClaimDef.from_json(c) for c in d.get("claims", [])],
         )
 
 

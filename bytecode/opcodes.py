@@ -147,6 +147,8 @@ OPS: tuple[Op, ...] = (
        "END_ACTIVATION each card's activated abilities run at most once (once-per-card). What runs in "
        "between is the pack's activation order.", "activate spring abilities"),
     Op("END_ACTIVATION", (), "--", "End the current player's activation."),
+    Op("WINDOW", ("window",), "--", "Offer the current player the window's options that can happen now, and "
+       "'pass'; run the one chosen and offer again, until they pass.", "open window market-hours", decides=True),
     Op("RUN_ABILITY", ("timing", "optional"), "c --", "Run a card's ability of a timing, at most once per "
        "card per activation; optional ones ask first and are skipped when their cost cannot be paid.",
        "activate autumn ability of it", decides=True),

@@ -194,7 +194,7 @@ def build_state(pack: CompiledPack, n: int, sc: dict) -> GameState:
                         card.flags.add(flag)
     for card in st.cards:
         if card.zone in linker.in_play:
-            for lst, table in ((st.live_triggers, linker.triggers), (st.live_modifiers, linker.modifiers)):
+            for lst, table in ((st.live_triggers, linker.live_cards), (st.live_modifiers, linker.modifiers)):
                 if table[card.defn]:
                     lst.append(card.id)
     return st

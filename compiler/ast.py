@@ -428,6 +428,25 @@ class Reveal(Node):
 
 
 @dataclass(frozen=True)
+class OpenWindow(Node):
+    """`open window NAME`: the current player may do what the window offers, as often as they like."""
+
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class AsSoonAs(Node):
+    """`as soon as COND [for each QUERY]: BODY`: a claim, live like a trigger; the body runs the moment the
+    condition holds, once per player (and per card of the query), kept once claimed."""
+
+    cond: Expr
+    query: Query | None
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class Let(Node):
     """`let NAME = VALUE`: a local name for the rest of the enclosing group (a number, a truth value or a card)."""
 
@@ -589,7 +608,8 @@ class Trigger(Node):
 
 Stmt = (
     Gain | Lose | Pay | SetCounter | Score | May | Group | Nothing | Call | Emit | PassFirst | EndGame
-    | Shuffle | Modify | Prevent | ActivateTiming | Activation | ActivateCopy | Mark | Flip | Reveal | ChooseX | Let | Move
+    | Shuffle | Modify | Prevent | ActivateTiming | Activation | ActivateCopy | OpenWindow | AsSoonAs | Mark
+    | Flip | Reveal | ChooseX | Let | Move
     | MoveCard | Place | Remove | Costed | If | Scoped | ForEach | Repeat | ChooseOne | ChooseCard | Trigger
 )
 

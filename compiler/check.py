@@ -239,6 +239,20 @@ class Checker:
     def s_ActivateTiming(self, s: A.ActivateTiming, ctx: Context) -> None:
         self.timing_name(s.timing, s.span, ctx)
 
+    def s_OpenWindow(self, s: A.OpenWindow, ctx: Context) -> None:
+        if s.name not in self.voc.windows and not self.param(s.name, ctx):
+            self.unknown(ctx, "window", s.name, self.voc.windows, self.word(s.span, s.name))
+
+    def s_AsSoonAs(self, s: A.AsSoonAs, ctx: Context) -> None:
+        if not ctx.allow_live:
+            self.err(ctx, "E111", "'as soon as' sets up a claim: it belongs at the top of an ongoing ability, or in "
+                     "rules.yaml under 'as-soon-as'", s.span)
+        inner = self._inner(ctx, allow_live=False, has_it=ctx.has_it or s.query is not None)
+        if s.query is not None:
+            self.query(s.query, ctx)
+        self.expect(s.cond, "bool", inner)
+        self.stmts(s.body, inner)
+
     def s_Activation(self, s: A.Activation, ctx: Context) -> None:
         self.timing_name(s.timing, s.span, ctx)
         if s.timing in self.voc.timings and self.voc.timings[s.timing].value["kind"] != "activated":

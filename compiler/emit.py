@@ -77,7 +77,7 @@ class Emitter:
     # ------------------------------------------------------------ statements
     def stmts(self, body) -> None:
         for s in body:
-            if isinstance(s, A.Trigger | A.Modify | A.Prevent):
+            if isinstance(s, A.Trigger | A.Modify | A.Prevent | A.AsSoonAs):
                 continue  # collected by the pipeline as live abilities, not run in sequence
             self.at(s)
             getattr(self, f"s_{type(s).__name__}")(s)
@@ -154,6 +154,9 @@ class Emitter:
     def s_Let(self, s: A.Let) -> None:
         self.expr(s.value)
         self.op("SET_LOCAL", s.name)
+
+    def s_OpenWindow(self, s: A.OpenWindow) -> None:
+        self.op("WINDOW", s.name)
 
     def s_ChooseX(self, s: A.ChooseX) -> None:
         self.expr(s.low)
@@ -419,20 +422,29 @@ class Emitter:
         self.op("JUMP", top)
         self.patch(j)
 
+    def guard(self, opt: tuple) -> bool:
+        """Leave on the stack whether an option can happen now: an option that starts with 'if' or with a cost
+        is offered only when that holds. False (and nothing emitted) when the option has no guard."""
+        first = opt[0] if opt else None
+        while isinstance(first, A.Group) and first.body:  # a macro's body guards like written-out text
+            first = first.body[0]
+        if isinstance(first, A.If) and not first.otherwise:
+            self.expr(first.cond)
+            self.op("BOOL")
+            return True
+        if isinstance(first, A.Costed) and not isinstance(first.cost, A.Reveal | A.May) and not _uses_x(first.cost):
+            self.check(first.cost)
+            return True
+        return False
+
+    def guard_code(self, name: str, opt: tuple) -> Code | None:
+        """An option's guard as a program of its own (a window's options), or None when it has none."""
+        self.new(name)
+        return self.code if self.guard(opt) else None
+
     def s_ChooseOne(self, s: A.ChooseOne) -> None:
-        # Each option's guard: an option that starts with 'if' or with a cost is offered only when it
-        # could happen now.
         for opt in s.options:
-            first = opt[0] if opt else None
-            while isinstance(first, A.Group) and first.body:  # a macro's body guards like written-out text
-                first = first.body[0]
-            if isinstance(first, A.If) and not first.otherwise:
-                self.expr(first.cond)
-                self.op("BOOL")
-            elif isinstance(first, A.Costed) and not isinstance(first.cost, A.Reveal | A.May) \
-                    and not _uses_x(first.cost):
-                self.check(first.cost)
-            else:
+            if not self.guard(opt):
                 self.op("PUSH", True)
         self.op("CHOOSE", [text(o) for o in s.options])
         sw = self.op("SWITCH", [])

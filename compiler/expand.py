@@ -115,7 +115,8 @@ def _activation_order(voc: Vocabulary, diags: Diagnostics) -> Macro | None:
     if doc is None:
         return None
     entry = Entry("activate $timing abilities", text_, doc, act.path if act is not None else ())
-    body = parse_program(text_, lambda s, e, span=doc.span(entry.path): span, diags)
+    span = doc.span(entry.path)
+    body = parse_program(text_, lambda s, e: span, diags)
     return Macro(ACTIVATION, (None,), ("timing",), body, entry) if body is not None else None
 
 

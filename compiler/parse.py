@@ -482,6 +482,16 @@ class _ToAst(Transformer):
         return A.Reveal(items[0], items[1], span=self._s(meta))
 
     @v_args(meta=True)
+    def open_window(self, meta, items):
+        return A.OpenWindow(str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def as_soon_as(self, meta, items):
+        cond, *rest = items
+        query = rest.pop(0) if rest and isinstance(rest[0], A.Query) else None
+        return A.AsSoonAs(cond, query, tuple(rest), span=self._s(meta))
+
+    @v_args(meta=True)
     def let(self, meta, items):
         return A.Let(str(items[0]), items[1], span=self._s(meta))
 

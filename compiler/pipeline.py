@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cardsmith.bytecode import CardDef, Code, CompiledPack, ModifierDef, TriggerDef
+from cardsmith.bytecode import CardDef, ClaimDef, Code, CompiledPack, ModifierDef, TriggerDef
 
 from . import ast as A
 from .check import Checker, Context
@@ -192,6 +192,18 @@ class _Compiler:
                 self.asts[entry.name] = e
                 ranking.append(self.emitter.expression(entry.name, e))
 
+        windows = {}
+        for wname, options in voc.windows.items():
+            windows[wname] = []
+            for i, entry in enumerate(options):
+                name = f"window {wname} {i + 1}"
+                body = self.program(entry.doc, entry.path, Context("flow"), name)
+                if body is not None:
+                    guard = self.emitter.guard_code(f"{name} guard", body)
+                    windows[wname].append({"label": str(entry.value).strip(), "guard": guard,
+                                           "code": self.emitter.program(name, body)})
+        claims = self.rule_claims()
+
         self.card_defaults_checked: set[int] = set()
         cards = self.cards()
         self.unused_macros()
@@ -212,7 +224,7 @@ class _Compiler:
             timings={n: dict(e.value) for n, e in voc.timings.items()},
             activation=dict(voc.activation.value) if voc.activation else {},
             statistics=dict(voc.statistics.value) if voc.statistics else {},
-            ranking=ranking,
+            ranking=ranking, windows=windows, claims=claims,
             automa=[{"id": n, "name": e.value.get("name", n), "names": dict(e.value.get("names") or {})}
                     for n, e in voc.automa.items()],
             cards=cards, setup=setup, game=game, scoring=scoring, tiebreakers=tiebreakers,
@@ -220,6 +232,32 @@ class _Compiler:
             names=voc.names,
         )
         return CompileResult(pack, self.diags, self.chain, self.cards_compiled, self)
+
+    def rule_claims(self) -> list[ClaimDef]:
+        """rules.yaml 'as-soon-as': claims for every player, in turn from the active player, or for the
+        players of the loop a claim is written in ('each player from first player: as soon as ...')."""
+        out = []
+        for entry in self.voc.claims:
+            body = self.program(entry.doc, entry.path, Context("flow", allow_live=True), entry.name)
+            for s in body or ():
+                players = ["each", "active"]
+                if isinstance(s, A.Scoped) and s.players.kind == "each" and len(s.body) == 1:
+                    start = s.players.start
+                    players = ["each", start.kind if start else "you"]
+                    s = s.body[0]
+                if isinstance(s, A.AsSoonAs):
+                    out.append(self.claim(s, entry.name))
+                    out[-1].players = players
+                else:
+                    self.diags.error("E111", "rules.yaml 'as-soon-as' holds claims: 'as soon as COND: ...', alone or "
+                                     "in a loop over the players ('each player from first player: as soon as ...')",
+                                     s.span)
+        return out
+
+    def claim(self, s: A.AsSoonAs, name: str) -> ClaimDef:
+        query = self.emitter.query(s.query) if s.query is not None else None
+        return ClaimDef(self.emitter.expression(f"{name} as soon as", s.cond), query,
+                        self.emitter.program(f"{name} as soon as: body", s.body))
 
     def unused_macros(self) -> None:
         """Check the macros nothing used, on their own: $parameters stand for any name, and the
@@ -426,9 +464,11 @@ class _Compiler:
                 card.modifiers.append(ModifierDef(s.stat, q, const_value(s.by, self.voc)))
             elif isinstance(s, A.Prevent):
                 card.prevents.append({"names": list(s.names), "opponents": s.opponents, "scope": s.scope})
+            elif isinstance(s, A.AsSoonAs):
+                card.claims.append(self.claim(s, card.id))
             else:
                 self.diags.error("E111", "an ongoing ability holds only triggers ('when ...'), modifiers "
-                                 "('modify ...') and prohibitions ('prevent ...')", s.span)
+                                 "('modify ...'), prohibitions ('prevent ...') and claims ('as soon as ...')", s.span)
 
 
 def partial_rewards(node):

@@ -153,6 +153,10 @@ _T = {
     A.Reveal: lambda n: f"reveal {_amount(n.amount)} from {_source(n.source)}",
     A.ChooseX: lambda n: f"choose X from {text(n.low)} to {text(n.high)}",
     A.Let: lambda n: f"let {n.name} = {text(n.value)}",
+    A.OpenWindow: lambda n: f"open window {n.name}",
+    A.AsSoonAs: lambda n: f"as soon as {text(n.cond)}" + (f" for each {_query(n.query)}" if n.query else "")
+    + f": {_body(n.body)}",
+    A.Activation: lambda n: f"activate {n.timing} abilities",
     A.Move: lambda n: f"move {_amount(n.amount)} card from {_source(n.source)} to {_dest(n.dest)}"
     + (f" face {n.face}" if n.face else ""),
     A.MoveCard: lambda n: f"move {text(n.card)} to {_dest(n.dest)}" + (f" face {n.face}" if n.face else ""),

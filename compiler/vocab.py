@@ -52,6 +52,8 @@ class Vocabulary:
     tiebreakers: list[Entry] = field(default_factory=list)
     ranking: list[Entry] = field(default_factory=list)  # empty: total score, then the tiebreakers
     automa: dict[str, Entry] = field(default_factory=dict)  # seats that are not decision-makers, in order
+    windows: dict[str, list[Entry]] = field(default_factory=dict)  # window -> its options, base packs' first
+    claims: list[Entry] = field(default_factory=list)  # rules-level 'as soon as' programs
     names: dict[str, Any] = field(default_factory=dict)
     glossary: dict[str, dict[str, str]] = field(default_factory=dict)  # term -> {en, ja, ...}, for describe
     trait_values: dict[str, list[str]] = field(default_factory=dict)  # value -> traits that have it
@@ -136,6 +138,11 @@ def build_vocabulary(docs: list[YamlDoc], diags: Diagnostics) -> Vocabulary:
             voc.ranking = [Entry(f"ranking-{i}", r, doc, ("ranking", i)) for i, r in enumerate(v["ranking"])]
         for name, val in (v.get("automa") or {}).items():
             voc.automa[name] = Entry(name, val or {}, doc, ("automa", name))
+        for name, val in (v.get("windows") or {}).items():  # an extending pack adds options to a window
+            voc.windows.setdefault(name, []).extend(
+                Entry(name, text, doc, ("windows", name, "options", i)) for i, text in enumerate(val["options"]))
+        voc.claims.extend(Entry(f"as-soon-as-{i}", text, doc, ("as-soon-as", i))
+                          for i, text in enumerate(v.get("as-soon-as") or []))
         if "names" in v:
             voc.names.update(v["names"])
         for term, forms in (v.get("glossary") or {}).items():

@@ -42,6 +42,7 @@ class GameState:
         "activated",
         "active",
         "cards",
+        "claims",
         "counters",
         "first",
         "globals",
@@ -75,6 +76,7 @@ class GameState:
         self.live_modifiers: list[int] = []
         self.over = False
         self.turn = 0
+        self.claims: set[tuple] = set()  # claims made ('as soon as'): (claim, seat, card), kept for the game
 
     def clone(self) -> GameState:
         s = GameState.__new__(GameState)
@@ -95,6 +97,7 @@ class GameState:
         s.live_modifiers = list(self.live_modifiers)
         s.over = self.over
         s.turn = self.turn
+        s.claims = set(self.claims)
         return s
 
 

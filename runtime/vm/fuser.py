@@ -78,6 +78,8 @@ def entry_points(code: Code, pack: CompiledPack | None = None) -> set[int]:
         elif name == "NEXT_PLAYER":
             heads.add(ins[1])  # its handler jumps
         op = BY_NAME.get(name)
+        if name == "WINDOW":
+            heads.add(i)  # it runs again when the option it started is done
         if name in ("RUN_ABILITY", "EMIT", "END_GAME") or \
                 (op is not None and op.decides and not never_asks(ins, pack)):
             heads.add(i + 1)  # resumed here after a decision, or after the frames it started

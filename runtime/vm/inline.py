@@ -160,7 +160,9 @@ class RegionWriter:
 
     def fire(self, k: int, pad: str, verb: str, card: str, name: str) -> None:
         """Start the triggers of an event, after writing back the stack and setting pc."""
-        self.lines += [f"{pad}if st.live_triggers:", f"{pad} f.pc = {k + 1}",
+        # rules-level claims watch whether or not a card in play has triggers
+        test = "True" if self.linker.rule_claims else "st.live_triggers"
+        self.lines += [f"{pad}if {test}:", f"{pad} f.pc = {k + 1}",
                        f"{pad} r = vm.fire(f, {verb}, f.you, {card}, {name})", f"{pad} if r is not None:",
                        f"{pad}  return r"]
 
@@ -368,6 +370,9 @@ def _set(w: RegionWriter, raw: list, k: int) -> None:
     if hi is not None:
         w.lines.append(f" if {v} > {w.const(hi)}: {v} = {w.const(hi)}")
     w.lines.append(f" {store}[{w.const(raw[1])}] = {v}")
+    if w.linker.claims_read(raw[1]):  # a claim reads it: check it now
+        w.flush()
+        w.lines += [f" f.pc = {k + 1}", f" r = vm.changed(f, {w.const(raw[1])})", " if r is not None:", "  return r"]
 
 
 @defines("HAS")

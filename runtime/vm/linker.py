@@ -14,6 +14,7 @@ from cardsmith.bytecode import Code, CompiledPack
 from cardsmith.runtime.geometry import geometry
 from cardsmith.runtime.state import SHARED
 
+from .claims import ANY, Claim, _query_reads, reads
 from .core import CMP, Frame, Linked, Query, others, owner
 from .fuser import fuse, single_on_first_run
 from .handlers import HANDLERS
@@ -58,6 +59,10 @@ class Linker:
             tuple((frozenset(p["names"]), p["opponents"], p["scope"]) for p in c.prevents) for c in pack.cards]
         self.prevent_names = frozenset(n for ps in self.prevents for names, _, _ in ps for n in names)
         self.prevent_anyone = any(not opp for ps in self.prevents for _, opp, _ in ps)
+        self._link_claims()
+        # 'open window NAME': (label, guard or None, body) of each option
+        self.windows = {w: [(o["label"], self.link(o["guard"]) if o["guard"] else None, self.link(o["code"]))
+                            for o in opts] for w, opts in pack.windows.items()}
         self.on_empty = {z: self.link(c) for z, c in pack.zone_on_empty.items()}
         self.when_full = {p: self.link(c) for p, c in pack.piece_when_full.items()}
         # pieces that reserve their card for the players who placed them (`reserves: true`)
@@ -82,13 +87,37 @@ class Linker:
                                       and pack.activation.get("once-per-card", True))
 
     def listens(self, verb: str, name: str | None) -> bool:
-        """Whether any trigger of the pack can start on event `verb` about `name` (see VM.fire)."""
+        """Whether any trigger of the pack can start on event `verb` about `name`, or a claim reads what it
+        changed (see VM.fire)."""
         key = (verb, name)
         hit = self._listening.get(key)
         if hit is None:
             hit = self._listening[key] = any(t.verb == verb and (t.name is None or t.name == name)
-                                             for c in self.pack.cards for t in c.triggers)
+                                             for c in self.pack.cards for t in c.triggers) \
+                or self.claims_read(name if name is not None else verb)
         return hit
+
+    def claims_read(self, changed: str) -> bool:
+        """Whether some claim of the pack reads `changed` (a counter, piece, flag or zone)."""
+        names = self.claim_names
+        return bool(names) and (changed in names or ANY in names)
+
+    def _link_claims(self) -> None:
+        pack = self.pack
+
+        def make(c) -> Claim:
+            read = reads(pack, c.cond) | (_query_reads(pack, c.query, set()) if c.query else set())
+            # a flag is changed by 'mark' (its name) and 'unmark' (un + its name)
+            read |= {f"un{n}" for n in read if n in pack.flags}
+            return Claim(self.link(c.cond), self.query(c.query) if c.query else None, self.link(c.code), c.players,
+                         frozenset(read))
+
+        self.rule_claims = [make(c) for c in pack.claims]
+        self.card_claims = [[make(c) for c in card.claims] for card in pack.cards]
+        self.claim_names = frozenset(n for cl in (*self.rule_claims, *(c for cs in self.card_claims for c in cs))
+                                     for n in cl.reads)
+        # the cards whose being in play matters to events: with triggers, or with claims of their own
+        self.live_cards = [bool(t) or bool(c) for t, c in zip(self.triggers, self.card_claims, strict=True)]
 
     def link(self, code: Code) -> Linked:
         key = id(code)

@@ -18,6 +18,7 @@ from typing import Any
 from cardsmith.bytecode import CardDef, Code, CompiledPack, Span
 from cardsmith.runtime.state import SHARED, Card, GameState
 
+from .claims import due
 from .core import (
     CHANGED,
     MAX_FRAMES,
@@ -266,7 +267,7 @@ class VM:
 
     def _relive(self, card: Card, live: bool) -> None:
         st = self.state
-        for lst, table in ((st.live_triggers, self.linker.triggers), (st.live_modifiers, self.linker.modifiers)):
+        for lst, table in ((st.live_triggers, self.linker.live_cards), (st.live_modifiers, self.linker.modifiers)):
             if table[card.defn]:
                 if live and card.id not in lst:
                     lst.append(card.id)
@@ -321,8 +322,9 @@ class VM:
                 if pred is not None and (card is None or card == tid or not pred(self, f, st.cards[card])):
                     continue  # a card's triggers about cards never fire for the card itself
                 started.append((lc, tcard.seat, card, tid))
+        claims = due(self, f, name if name is not None else verb) if lk.claim_names else ()
         if not started:
-            return None
+            return self._claim(f, claims) if claims else None
         if f.depth + 1 > MAX_TRIGGER_DEPTH:
             names = ", ".join(sorted({self.pack.cards[st.cards[t].defn].id for _, _, _, t in started}))
             raise self.fault(f"triggers set each other off more than {MAX_TRIGGER_DEPTH} times deep "
@@ -331,4 +333,24 @@ class VM:
             self.push(lc, holder, card_id, tid, f.step, f.depth + 1)
         if self.log is not None:
             self.log.append(("trigger", verb, [self.pack.cards[st.cards[t].defn].id for _, _, _, t in started]))
+        if claims:
+            self._claim(f, claims)  # above the triggers: a claim runs the moment its condition holds
+        return CHANGED
+
+    def changed(self, f: Frame, *names: str) -> Any:
+        """After a change that starts no trigger (a card moved out of one zone into another, a counter set):
+        run the claims that read one of `names` and now hold."""
+        claims = [c for name in names if self.linker.claims_read(name) for c in due(self, f, name)]
+        return self._claim(f, claims) if claims else None
+
+    def _claim(self, f: Frame, claims) -> Any:
+        """Push the bodies of claims that just came true, the first to run on top."""
+        if f.depth + 1 > MAX_TRIGGER_DEPTH:
+            raise self.fault(f"claims and triggers set each other off more than {MAX_TRIGGER_DEPTH} times deep "
+                             f"(the loop runs through {self.trigger_loop()})")
+        for body, seat, card, holder in reversed(claims):
+            self.push(body, seat, card, holder, f.step, f.depth + 1)
+        if self.log is not None:
+            self.log.extend(("claim", seat, body.name, self.pack.cards[self.state.cards[card].defn].id
+                             if card is not None else None) for body, seat, card, _ in claims)
         return CHANGED

@@ -50,7 +50,7 @@ def op_ADD_PIECES(vm, f, ins):
     if room is not None and n == room and piece in vm.linker.when_full:
         vm.push(vm.linker.when_full[piece], f.you, cid, cid, f.step, f.depth)
         result = CHANGED
-    if vm.state.live_triggers:
+    if vm.state.live_triggers or vm.linker.rule_claims:
         result = vm.fire(f, "place", f.you, cid, piece) or result
     return result
 
@@ -71,7 +71,7 @@ def op_TAKE_PIECES(vm, f, ins):
         card.pieces[key] = max(card.pieces.get(key, 0) - n, 0)
     if vm.log is not None:
         vm.log.append(("remove", f.you, piece, n, vm.pack.cards[card.defn].id))
-    if vm.state.live_triggers:
+    if vm.state.live_triggers or vm.linker.rule_claims:
         return vm.fire(f, "remove", f.you, cid, piece)
     return None
 
@@ -118,3 +118,4 @@ def op_FLIP(vm, f, ins):
         vm._relive(card, True)
     if vm.log is not None:
         vm.log.append(("flip", card.id, vm.pack.cards[back].id))
+    return vm.changed(f, card.zone) if vm.linker.claim_names else None

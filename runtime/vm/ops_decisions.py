@@ -11,8 +11,31 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .machine import VM
 
-from .core import SUSPEND
+from .core import CHANGED, SUSPEND
 from .ops_counters import room_for
+
+
+def op_WINDOW(vm, f, ins):
+    """The window's options that can happen now, and 'pass'; the option chosen runs, and the window is
+    offered again when it is done (the instruction runs again), until the player passes."""
+    options = vm.linker.windows[ins[1]]
+    offered = [i for i, (_, guard, _) in enumerate(options)
+               if guard is None or vm.eval_sync(guard, f.you, f.it, f.this, vars=f.vars)]
+    if not offered:
+        return None
+    choices = [*offered, None]
+    a = vm.decide(f, "option", f"at any time ({ins[1]})", choices,
+                  lambda: [options[i][0] if i is not None else "pass" for i in choices])
+    if a is None:
+        return SUSPEND
+    if choices[a] is None:
+        return None
+    label, _, body = options[choices[a]]
+    if vm.log is not None:
+        vm.log.append(("choose", f.you, label))
+    f.pc -= 1  # back here when the option is done: the window stays open until the player passes
+    vm.push(body, f.you, f.it, f.this, f.step, f.depth)
+    return CHANGED
 
 
 def op_CHOOSE_X(vm, f, ins):

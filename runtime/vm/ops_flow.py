@@ -73,7 +73,7 @@ def op_EMIT(vm, f, ins):
     if vm.log is not None:
         about = vm.pack.cards[vm.state.cards[f.it].defn].id if f.it is not None else None
         vm.log.append(("emit", ins[1], ins[2], f.you, about))
-    if vm.state.live_triggers:
+    if vm.state.live_triggers or vm.linker.rule_claims:
         return vm.fire(f, ins[1], f.you, f.it, ins[2])
     return None
 

@@ -98,12 +98,21 @@ def op_PUT(vm, f, ins):
                       lambda: [geo.label_in(vm.state.zones[(zname, seat)], c) for c in cells], memo=cells)
         if a is None:
             return SUSPEND
+        old = vm.state.cards[cid].zone
         vm.move(cid, zname, seat, pos=cells[a], face=face)
-        return None
+        return _moved(vm, f, old, zname)
     if z["kind"] == "slot" and vm.zone_cards(zname, seat):
         return None  # a slot holds one card
+    old = vm.state.cards[cid].zone
     vm.move(cid, zname, seat, end=end, face=face)
-    return None
+    return _moved(vm, f, old, zname)
+
+
+def _moved(vm: VM, f: Frame, old: str, new: str):
+    """Claims that read either zone are checked after a move (nothing else listens to moves)."""
+    if not vm.linker.claim_names:
+        return None
+    return vm.changed(f, new, old)
 
 
 def op_PUT_CELL(vm, f, ins):
@@ -119,7 +128,9 @@ def op_PUT_CELL(vm, f, ins):
     cell = geo.absolute(vm.state.zones[(zname, seat)], row, col) if geo is not None else None
     # A cell that does not exist, is taken or breaks the board's placement rule: the card stays where it is.
     if cell is not None and cell in _legal_cells(vm, zname, seat):
+        old = vm.state.cards[cid].zone
         vm.move(cid, zname, seat, pos=cell, face=face)
+        return _moved(vm, f, old, zname)
     return None
 
 
