@@ -112,10 +112,8 @@ class PhrasePlanner:
 
     # ---------------------------------------------------------------- cards, places and players
     def target(self, t, many: bool = False) -> Any:
-        if isinstance(t, A.It):
-            return P("card-ref.it")
-        if isinstance(t, A.This):
-            return P("card-ref.this")
+        if isinstance(t, A.It | A.This | A.LocalCard):
+            return self.card_ref(t)
         if isinstance(t, A.Param):
             return f"${t.name}"
         if isinstance(t, A.EachOf):
@@ -125,12 +123,26 @@ class PhrasePlanner:
         return self.fallback(t)
 
     def card_ref(self, ref) -> Phrase:
+        """'this card', 'it' (also for a $parameter) or 'the NAME' (a card bound to a local name)."""
+        if isinstance(ref, A.LocalCard):
+            return P("card-ref.local", name=ref.name)
         return P("card-ref.this" if isinstance(ref, A.This) else "card-ref.it")
+
+    def card_owner(self, ref) -> Phrase:
+        """Whose stat or condition: 'its', 'this card's', 'the NAME's'."""
+        if isinstance(ref, A.LocalCard):
+            return P("card-owner.local", name=ref.name)
+        return P("card-owner.this" if isinstance(ref, A.This) else "card-owner.it")
 
     def owner(self, ref: A.PlayerRef | None, zone: str) -> Phrase:
         if ref is None:
             return P("owner.default." + ("player" if self.lex.zone_owner(zone) == "player" else "shared"))
-        return P(f"owner.{ref.kind}")
+        return P(f"owner.{ref.kind}", name=self.seat(ref))
+
+    def seat(self, ref: A.PlayerRef) -> Word | None:
+        """An automa seat's name (None for a player reference)."""
+        name = getattr(ref, "name", None)
+        return Word(name, "automa") if name else None
 
     def zone(self, z: A.ZoneRef) -> Phrase:
         return P("zone", owner=self.owner(z.player, z.name), name=Word(z.name))
@@ -139,6 +151,9 @@ class PhrasePlanner:
         if not zs:
             return None
         first = zs[0]
+        if any(isinstance(z, A.ZoneOf) for z in zs):
+            return P("zones", zones=[P("zone-of", card=self.card_ref(z.card)) if isinstance(z, A.ZoneOf)
+                                     else self.zone(z) for z in zs])
         if all(z.player == first.player and self.lex.zone_owner(z.name) == self.lex.zone_owner(first.name)
                for z in zs):
             return P("zones.one-owner", owner=self.owner(first.player, first.name), names=[Word(z.name) for z in zs])
@@ -196,6 +211,8 @@ class PhrasePlanner:
             return P("filter.not" + (".adjective" if self.adjectival(f.inner) else ""), inner=self.filter(f.inner))
         if isinstance(f, A.NotThis):
             return P("filter.not-this")
+        if isinstance(f, A.NotCard):
+            return P("filter.not-card", card=self.card_ref(f.card))
         return self.fallback(f)
 
     def query(self, q: A.Query, plural: bool = True, article: bool = False) -> Phrase:
@@ -212,7 +229,7 @@ class PhrasePlanner:
     def player(self, ref) -> Phrase:
         if ref is None:
             return P("player.you")
-        return P(f"player.{ref.kind}", kind=ref.kind)
+        return P(f"player.{ref.kind}", kind=ref.kind, name=self.seat(ref))
 
     # ---------------------------------------------------------------- expressions
     def named(self, name: str) -> Any:
@@ -247,13 +264,19 @@ class PhrasePlanner:
     def e_This(self, e) -> Phrase:
         return P("card-ref.this")
 
+    def e_LocalCard(self, e: A.LocalCard) -> Phrase:
+        return self.card_ref(e)
+
+    def e_Cond(self, e: A.Cond) -> Phrase:
+        return P("value-if", cond=self.cond(e.cond), then=self.value(e.then), otherwise=self.value(e.otherwise))
+
     def e_Attr(self, e: A.Attr) -> Any:
         ref = e.ref
         if isinstance(ref, A.PlayerRef):
             if ref.kind == "you":
                 return P("attr.you", named=self.named(e.name), value=self.e_Name(A.Name(e.name)))
             return P("attr.player", player=self.player(ref), name=Word(e.name))
-        owner = P("card-owner.this" if isinstance(ref, A.This) else "card-owner.it")
+        owner = self.card_owner(ref)
         if self.lex.timing_kind(e.name) == "condition":
             return P("attr.condition", owner=owner, timing=Word(e.name))
         if e.name == "requires":

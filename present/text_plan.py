@@ -216,6 +216,10 @@ class Planner(PhrasePlanner):
     def s_ActivateTiming(self, s: A.ActivateTiming) -> Clause:
         return self.clause(P("activate-timing", timing=Word(s.timing)))
 
+    def s_Activation(self, s: A.Activation) -> Clause:
+        # the expanded activation order reads as the statement that asked for it
+        return self.clause(P("activate-timing", timing=Word(s.timing)))
+
     def s_ActivateCopy(self, s: A.ActivateCopy) -> Clause:
         key = {A.It: "activate-copy.it", A.This: "activate-copy.this"}.get(type(s.target), "activate-copy")
         return self.clause(P(key, timing=Word(s.timing), target=self.target(s.target)))
@@ -278,7 +282,14 @@ class Planner(PhrasePlanner):
 
     def s_ForEach(self, s: A.ForEach) -> Clause:
         return self.clause(P("for-each" + (".reverse" if s.reverse else ""), cards=self.query(s.query, plural=False),
-                             body=self.body(s.body)), False)
+                             named=self.as_name(s), body=self.body(s.body)), False)
+
+    def as_name(self, s) -> Phrase | None:
+        """'as NAME' on a loop or a choice: the card is also 'the NAME' in its body."""
+        return P("as-name", name=s.name) if getattr(s, "name", None) else None
+
+    def s_Let(self, s: A.Let) -> Clause:
+        return self.clause(P("let", name=s.name, value=self.value(s.value)))
 
     def s_Repeat(self, s: A.Repeat) -> Clause:
         if s.kind == "times" and self.const(s.value) == 1:
@@ -296,7 +307,7 @@ class Planner(PhrasePlanner):
 
     def s_ChooseCard(self, s: A.ChooseCard) -> Clause:
         return self.clause(P("choose-card", card=self.query(s.query, plural=False, article=True),
-                             body=self.body(s.body)), False)
+                             named=self.as_name(s), body=self.body(s.body)), False)
 
     def s_Trigger(self, s: A.Trigger) -> Clause:
         if isinstance(s.object, A.Query):

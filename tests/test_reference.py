@@ -71,12 +71,13 @@ def test_earth_reference_has_every_section(earth, lang):
         name = (step.get("names") or {}).get(lang) or step["name"]
         assert name in html, name
         assert render.md(name) in text, name
-    # the activation order, drawn: the island/climate block and the 4x4 tableau numbered 1..16
-    block = ("island", "climate") if lang == "en" else ("島", "気候")
-    for out in (html, text):
-        for word in block:
-            assert word in out
-    assert "<td>16</td>" in html and "<td class=\"first\">1</td>" in html
+    # the activation order: its program as text (the island and climate before or after the tableau), and the
+    # 4x4 tableau it walks drawn, numbered 1..16
+    order = ("island or climate", "tableau") if lang == "en" else ("島・気候", "場")
+    section = html[html.index('id="activation"'):html.index('id="timings"')]
+    for word in order:
+        assert word in section and word in text
+    assert "<td>16</td>" in section and "<td class=\"first\">1</td>" in section
     assert "13 → 14 → 15 → 16" in text and " 1 →  2 →  3 →  4" in text
     # each action with the active player's and the other players' parts
     labels = ref.labels
