@@ -12,7 +12,7 @@ from cardsmith.compiler.schema import schema
 from cardsmith.compiler.vocab import Vocabulary
 
 from .positions import Lines, effect_texts, key_path_at, spot_at, typed_value, value_at
-from .symbols import describe_entry, name_kind
+from .symbols import describe_entry, name_kind, name_kinds
 from .workspace import Workspace
 
 # The kind of completion item for each kind of name.
@@ -91,6 +91,9 @@ def _effect(text: str, offset: int, start: str, voc: Vocabulary, macros: dict, l
     # Where the checker would take a statement, its list holds the macros' names (some may also name a zone,
     # as Earth's 'tableau'): offer each macro whole, with its words and parameters.
     actions = any(c in macros and name_kind(c, voc) == "name" for c in expected.candidates)
+    # what every candidate here is (TM's tags are trait values, though some also name a piece or a resource)
+    shared = set.intersection(*(set(name_kinds(c, voc)) for c in expected.candidates)) if expected.candidates \
+        else set()
     for name in expected.candidates:
         if actions and name in macros:
             for m in macros[name]:
@@ -98,7 +101,7 @@ def _effect(text: str, offset: int, start: str, voc: Vocabulary, macros: dict, l
                 add(m.signature, "macro", "macro", _macro_doc(macros, m.signature),
                     insert=fixed + (" " if "$" in m.signature else ""), sort="2")
             continue
-        what = name_kind(name, voc)
+        what = next((k for k in name_kinds(name, voc) if k in shared), None) or name_kind(name, voc)
         add(name, what, what, describe_entry(name, what, voc))
     for word in expected.keywords:
         if word.isalpha():

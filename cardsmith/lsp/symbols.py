@@ -37,15 +37,19 @@ class Occurrence:
                                                             self.span.end_col or self.span.col)
 
 
-def name_kind(name: str, voc: Vocabulary) -> str:
-    for section, kind in SECTIONS:
-        if name in voc.sections[section]:
-            return kind
+def name_kinds(name: str, voc: Vocabulary) -> list[str]:
+    """Everything the name is in the pack (a name may be a resource and a trait value at once)."""
+    out = [kind for section, kind in SECTIONS if name in voc.sections[section]]
     if name in voc.flags:
-        return "flag"
+        out.append("flag")
     if name in voc.trait_values:
-        return "trait value"
-    return "name"
+        out.append("trait value")
+    return out
+
+
+def name_kind(name: str, voc: Vocabulary) -> str:
+    kinds = name_kinds(name, voc)
+    return kinds[0] if kinds else "name"
 
 
 def describe_entry(name: str, kind: str, voc: Vocabulary) -> str | None:
