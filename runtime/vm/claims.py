@@ -30,16 +30,35 @@ _QUERIES = {"COUNT": 1, "SUM": 2, "SETS": 1, "PATH": 1, "LINES": 1, "NEIGHBOURS"
 
 
 class Claim:
-    """A claim as the VM checks it: its condition, its query, its body, and which players it watches."""
+    """A claim as the VM checks it: its condition, its query, its body, and which players it watches.
+    `reads` is what the condition reads for any card; `card_reads(defn)` what it reads when the card of
+    its query is of that definition (a goal reads what that card's goal reads)."""
 
-    __slots__ = ("body", "cond", "players", "query", "reads")
+    __slots__ = ("_by_defn", "body", "code", "cond", "pack", "players", "query", "query_reads", "reads")
 
-    def __init__(self, cond: Linked, query: Query | None, body: Linked, players: list | None, reads: frozenset):
+    def __init__(self, pack, code: Code, cond: Linked, query: Query | None, body: Linked, players: list | None,
+                 reads: frozenset):
+        self.pack, self.code = pack, code
         self.cond, self.query, self.body, self.players, self.reads = cond, query, body, players, reads
+        self._by_defn: dict[int, frozenset] = {}
+        self.query_reads: frozenset = frozenset()  # what decides which cards the query holds
+
+    def card_reads(self, defn: int) -> frozenset:
+        hit = self._by_defn.get(defn)
+        if hit is None:
+            hit = self._by_defn[defn] = frozenset(flag_events(self.pack, reads(self.pack, self.code, card=defn))) \
+                | self.query_reads
+        return hit
 
 
-def reads(pack, code: Code, seen: set[int] | None = None) -> set[str]:
-    """The names whose change can change what `code` computes (ANY when that cannot be told)."""
+def flag_events(pack, names: set[str]) -> set[str]:
+    """A flag is changed by 'mark' (its name) and by 'unmark' (un + its name)."""
+    return names | {f"un{n}" for n in names if n in pack.flags}
+
+
+def reads(pack, code: Code, seen: set[int] | None = None, card: int | None = None) -> set[str]:
+    """The names whose change can change what `code` computes (ANY when that cannot be told). With `card`,
+    a card's condition ('goal of it') is that card's own, not any card's."""
     seen = set() if seen is None else seen
     if id(code) in seen:
         return set()
@@ -55,12 +74,15 @@ def reads(pack, code: Code, seen: set[int] | None = None) -> set[str]:
                 out.add(ins[1])
         elif name == "MATCH":
             out |= _filter_reads(pack, [ins[1]], seen)
-        elif name in ("STAT", "PLACE_OF"):
-            out.add(ANY)  # modifiers and places change with any move
+        elif name == "STAT":
+            out |= _in_play(pack)  # a stat changes with the modifiers live in play
+        elif name == "PLACE_OF":
+            out.add(ANY)  # where a card lies changes with any move
         elif name == "CONDITION":
-            for card in pack.cards:
-                if ins[1] in card.conditions:
-                    out |= reads(pack, card.conditions[ins[1]], seen)
+            defs = [pack.cards[card]] if card is not None else pack.cards
+            for d in defs:
+                if ins[1] in d.conditions:
+                    out |= reads(pack, d.conditions[ins[1]], seen)
     return out
 
 
@@ -85,10 +107,14 @@ def _filter_reads(pack, filters: list, seen: set[int]) -> set[str]:
         elif kind == "not":
             out |= _filter_reads(pack, [flt[1]], seen)
         elif kind == "stat":
-            out.add(flt[1] if flt[1] in pack.pieces else ANY)
+            out |= {flt[1]} if flt[1] in pack.pieces else _in_play(pack)
             if isinstance(flt[3], dict):
                 out |= reads(pack, Code.from_json(flt[3]), seen)
     return out
+
+
+def _in_play(pack) -> set[str]:
+    return {z for z, d in pack.zones.items() if d.get("in-play")}
 
 
 def due(vm: VM, f, changed: str) -> list[tuple]:
@@ -111,6 +137,10 @@ def due(vm: VM, f, changed: str) -> list[tuple]:
                 mark = (key, seat, card)
                 if mark in st.claims:
                     continue
+                if card is not None:  # only what this card's condition reads can make it true
+                    card_reads = claim.card_reads(st.cards[card].defn)
+                    if changed not in card_reads and ANY not in card_reads:
+                        continue
                 if vm.eval_sync(claim.cond, seat, card, holder, vars=f.vars):
                     st.claims.add(mark)
                     found.append((claim.body, seat, card, holder))

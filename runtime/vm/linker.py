@@ -14,7 +14,7 @@ from cardsmith.bytecode import Code, CompiledPack
 from cardsmith.runtime.geometry import geometry
 from cardsmith.runtime.state import SHARED
 
-from .claims import ANY, Claim, _query_reads, reads
+from .claims import ANY, Claim, _query_reads, flag_events, reads
 from .core import CMP, Frame, Linked, Query, others, owner
 from .fuser import fuse, single_on_first_run
 from .handlers import HANDLERS
@@ -106,11 +106,13 @@ class Linker:
         pack = self.pack
 
         def make(c) -> Claim:
-            read = reads(pack, c.cond) | (_query_reads(pack, c.query, set()) if c.query else set())
-            # a flag is changed by 'mark' (its name) and 'unmark' (un + its name)
-            read |= {f"un{n}" for n in read if n in pack.flags}
-            return Claim(self.link(c.cond), self.query(c.query) if c.query else None, self.link(c.code), c.players,
-                         frozenset(read))
+            # what the claim reads for any card; the query's own zones and filters decide which cards it has
+            query_reads = _query_reads(pack, c.query, set()) if c.query else set()
+            claim = Claim(pack, c.cond, self.link(c.cond), self.query(c.query) if c.query else None,
+                          self.link(c.code), c.players,
+                          frozenset(flag_events(pack, reads(pack, c.cond) | query_reads)))
+            claim.query_reads = frozenset(flag_events(pack, query_reads))
+            return claim
 
         self.rule_claims = [make(c) for c in pack.claims]
         self.card_claims = [[make(c) for c in card.claims] for card in pack.cards]
