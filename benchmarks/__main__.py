@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     if "lsp" not in args.skip:
         from .editor import lsp_rows
 
-        lsp_rows(table, keystrokes=10 if args.quick else 40)
+        lsp_rows(table, keystrokes=5 if args.quick else 40)
     if "site" not in args.skip:
         from .site import site_rows
 

@@ -80,7 +80,7 @@ async def _over_stdio(file: Path, versions: list[str]) -> list[float]:
             arrived[params.version] = time.perf_counter()
             waiting[params.version].set()
 
-    await client.start_io(sys.executable, "-m", "cardsmith", "lsp")
+    await client.start_io(sys.executable, "-m", "cardsmith.lsp")
     try:
         await client.initialize_async(T.InitializeParams(capabilities=T.ClientCapabilities(),
                                                          root_uri=file.parent.parent.as_uri()))

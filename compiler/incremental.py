@@ -7,10 +7,12 @@ A `CompileMemo` is handed to `compile_pack(ref, memo=...)`. It keeps, between co
 - each card's result (its compiled form, checked AST, diagnostics and the macros it used), compiled again
   only when its own source text, its place in the file (path, line and column), its file's `defaults:` or the
   pack chain's pack.yaml/rules.yaml documents changed: typing inside one card compiles that card alone;
+- the macros (while the rules do not change), and each program's parse (while its document does not change);
 - the span table the cards' bytecode points into, so that kept bytecode stays valid.
 
-Everything else (vocabulary, macros, the rules' own programs, pack-wide checks such as duplicate ids and
-unused macros) runs every time, so the diagnostics are those of a compile without the memo.
+Everything else (the vocabulary, checking the rules' own programs, pack-wide checks such as duplicate ids and
+unused macros) runs every time; what is kept is replayed with its diagnostics, so the diagnostics are those of
+a compile without the memo.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from .diagnostics import Diagnostic, Diagnostics
 from .emit import SpanTable
+from .expand import build_macros
 from .packs import read_document
 from .schema import validate
 from .yamlsrc import YamlDoc, load_yaml_bytes
@@ -65,6 +68,8 @@ class CompileMemo:
         self._cards: dict[tuple, _CardResult] = {}
         self._used_keys: set[tuple] = set()
         self._chain_key: tuple | None = None
+        self._macros: tuple | None = None  # (chain key, macro table, diagnostics)
+        self._parsed: dict[tuple, tuple] = {}  # (document id, path) -> (document, text, node, diagnostics)
         self._fresh_spans = 0
         # what the last compile did, for tests and the benchmark
         self.files_read = self.cards_compiled = self.cards_kept = 0
@@ -118,6 +123,29 @@ class CompileMemo:
         else:  # keep the cards the last compile saw: the others are edits gone by
             self._cards = {k: v for k, v in self._cards.items() if k in self._used_keys}
         self._used_keys = set()
+        current = {id(d) for p in chain for d in (p.rules_doc, *p.card_docs) if d is not None}
+        self._parsed = {k: v for k, v in self._parsed.items() if k[0] in current}
+
+    def macros(self, voc, diags: Diagnostics) -> dict:
+        """The macro table of the rules (built again only when a pack.yaml or rules.yaml of the chain changed)."""
+        if self._macros is not None and self._macros[0] == self._chain_key:
+            diags.items.extend(self._macros[2])
+            return self._macros[1]
+        before = len(diags.items)
+        table = build_macros(voc, diags)
+        self._macros = (self._chain_key, table, tuple(diags.items[before:]))
+        return table
+
+    def parsed(self, diags: Diagnostics, doc: YamlDoc, path: tuple, text: str, parse: Callable[[], object]):
+        """The parse of the program at `path` of `doc` (parsed again only when the document changed)."""
+        kept = self._parsed.get((id(doc), path))
+        if kept is not None and kept[0] is doc and kept[1] == text:
+            diags.items.extend(kept[3])
+            return kept[2]
+        before = len(diags.items)
+        node = parse()
+        self._parsed[(id(doc), path)] = (doc, text, node, tuple(diags.items[before:]))
+        return node
 
     def card(self, compiler: _Compiler, doc: YamlDoc, path: tuple, pack_id: str,
              compile_card: Callable[[], CardDef | None]):

@@ -98,7 +98,7 @@ class _Compiler:
         if memo is not None:
             memo.begin(chain)
         self.voc: Vocabulary = build_vocabulary([p.rules_doc for p in chain if p.rules_doc], diags)
-        self.macros = build_macros(self.voc, diags)
+        self.macros = memo.macros(self.voc, diags) if memo is not None else build_macros(self.voc, diags)
         self.expander = Expander(self.macros, diags)
         self.checker = Checker(self.voc, diags, set(self.macros) - {BROKEN}, self.expander.broken)
         # The checker points at a word on its source line: the line of the text compiled (an editor's unsaved
@@ -113,8 +113,7 @@ class _Compiler:
     # ------------------------------------------------------------ programs from YAML
     def program(self, doc: YamlDoc, path: tuple, ctx: Context, name: str):
         """Parse, expand and check a program; returns its AST body or None."""
-        text = doc._get(path)
-        prog = parse_program(str(text), _text_locator(doc, path), self.diags)
+        prog = self._parse(parse_program, doc, path)
         if prog is None:
             return None
         prog = self.expander.program(prog)
@@ -126,8 +125,7 @@ class _Compiler:
         return prog.body
 
     def expression(self, doc: YamlDoc, path: tuple, ctx: Context, want: str = "bool"):
-        text = doc._get(path)
-        e = parse_expression(str(text), _text_locator(doc, path), self.diags)
+        e = self._parse(parse_expression, doc, path)
         if e is None:
             return None
         # Expressions may use macros only through their arguments; expand for symmetry.
@@ -139,6 +137,13 @@ class _Compiler:
         else:
             self.checker.expect(e, want, ctx)
         return e if len(self.diags.errors) == before else None
+
+    def _parse(self, parse, doc: YamlDoc, path: tuple):
+        text = str(doc._get(path))
+        if self.memo is None:
+            return parse(text, _text_locator(doc, path), self.diags)
+        # an editor's compile: a text of a document that did not change is not parsed again
+        return self.memo.parsed(self.diags, doc, path, text, lambda: parse(text, _text_locator(doc, path), self.diags))
 
     def code_for(self, entry: Entry | None, ctx: Context, name: str) -> Code | None:
         if entry is None:
