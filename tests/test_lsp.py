@@ -130,6 +130,19 @@ def test_an_incremental_change_and_a_file_of_a_pack_that_extends_another(lsp):
     closed(lsp, path)
 
 
+def test_a_burst_of_keystrokes_ends_with_the_diagnostics_of_the_last(lsp):
+    text = opened(lsp, EARTH_FLORA)
+    typed = "gain 1 soyl"
+    at_ = text.index("gain 1 soil")
+    for n in range(1, len(typed) + 1):  # one keystroke after another, without waiting for the server
+        lsp.change(EARTH_FLORA.as_uri(), text[:at_] + typed[:n] + text[at_ + len("gain 1 soil"):], n + 1)
+    final = len(typed) + 1
+    got = lsp.wait_for_diagnostics(EARTH_FLORA.as_uri(),
+                                   until=lambda _: lsp.document_versions.get(EARTH_FLORA.as_uri()) == final)
+    assert [(d.code, d.message) for d in got] == [("E101", "unknown resource 'soyl'")]
+    closed(lsp, EARTH_FLORA)
+
+
 # ------------------------------------------------------------------ completion
 def test_completion_in_ability_text_follows_the_grammar_and_the_vocabulary(lsp):
     text = opened(lsp, EARTH_FLORA)

@@ -3,6 +3,7 @@ the edge (client units to code points and back) and leaves the work to the modul
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections import defaultdict
 from pathlib import Path
@@ -22,6 +23,7 @@ log = logging.getLogger("cardsmith.lsp")
 
 SEVERITY = {"error": T.DiagnosticSeverity.Error, "warning": T.DiagnosticSeverity.Warning,
             "note": T.DiagnosticSeverity.Information}
+COALESCE_S = 0.003
 LEGEND = T.SemanticTokensLegend(token_types=highlight.TOKEN_TYPES, token_modifiers=[])
 
 
@@ -29,6 +31,9 @@ class CardsmithServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("cardsmith", __version__)
         self.ws = Workspace()
+        self._dirty: dict[Path, Path] = {}  # pack folder -> a changed file of it, waiting for its compile
+        self._closed: set[Path] = set()
+        self._flush_soon = False
 
     def codec(self):
         try:
@@ -40,6 +45,7 @@ class CardsmithServer(LanguageServer):
         return Lines(self.ws.text(path) or "", self.codec())
 
     def cursor(self, params) -> tuple[Path, int, int]:
+        self.flush()
         path = Path(to_fs_path(params.text_document.uri))
         line, col = self.lines(path).code_points(params.position)
         return path, line, col
@@ -47,12 +53,29 @@ class CardsmithServer(LanguageServer):
     # ------------------------------------------------------------ diagnostics
     def refresh(self, path: Path, closed: bool = False) -> None:
         """Compile the pack `path` belongs to (with every open buffer) and publish its diagnostics (for a file
-        just closed, also when it has none: the editor clears what it showed)."""
+        just closed, also when it has none: the editor clears what it showed). The compile runs once the
+        messages already received are handled: a burst of keystrokes is compiled once, at its last one."""
         folder = self.ws.pack_folder(path)
         if folder is None:
             return
-        state = self.ws.compile(folder)
-        self.publish(state, {self.ws.key(path)} if closed else set())
+        self._dirty[folder] = path
+        if closed:
+            self._closed.add(self.ws.key(path))
+        if not self._flush_soon:
+            self._flush_soon = True
+            try:  # a few milliseconds: the reader takes in the messages that are already waiting first
+                asyncio.get_running_loop().call_later(COALESCE_S, self.flush)
+            except RuntimeError:  # no running loop (the server driven in-process): compile now
+                self.flush()
+
+    def flush(self) -> None:
+        """Compile every pack with a change waiting, and publish (requests call it first: they see the latest)."""
+        self._flush_soon = False
+        dirty, closed = self._dirty, self._closed
+        self._dirty, self._closed = {}, set()
+        for folder in dirty:
+            state = self.ws.compile(folder)
+            self.publish(state, {p for p in closed if self.ws.pack_folder(p) == folder})
 
     def publish(self, state: PackState, also: set[Path] = frozenset()) -> None:
         by_file: dict[Path, list[Diagnostic]] = defaultdict(list)
@@ -82,20 +105,26 @@ class CardsmithServer(LanguageServer):
 server = CardsmithServer()
 
 
-def _path(uri: str) -> Path:
-    return Path(to_fs_path(uri))
+def _path(uri: str) -> Path | None:
+    """The file of a URI; None for a buffer that is no file (untitled:, a diff view): nothing to do for it."""
+    path = to_fs_path(uri) if uri.startswith("file:") else None
+    return Path(path) if path else None
 
 
 @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: CardsmithServer, params: T.DidOpenTextDocumentParams) -> None:
     doc = params.text_document
-    ls.ws.open(_path(doc.uri), doc.text, doc.version)
-    ls.refresh(_path(doc.uri))
+    path = _path(doc.uri)
+    if path is not None:
+        ls.ws.open(path, doc.text, doc.version)
+        ls.refresh(path)
 
 
 @server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: CardsmithServer, params: T.DidChangeTextDocumentParams) -> None:
     path = _path(params.text_document.uri)
+    if path is None:
+        return
     text = ls.ws.text(path) or ""
     for change in params.content_changes:
         if isinstance(change, T.TextDocumentContentChangeWholeDocument) or not hasattr(change, "range"):
@@ -120,12 +149,16 @@ def _offset(text: str, at: tuple[int, int]) -> int:
 
 @server.feature(T.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: CardsmithServer, params: T.DidSaveTextDocumentParams) -> None:
-    ls.refresh(_path(params.text_document.uri))
+    path = _path(params.text_document.uri)
+    if path is not None:
+        ls.refresh(path)
 
 
 @server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: CardsmithServer, params: T.DidCloseTextDocumentParams) -> None:
     path = _path(params.text_document.uri)
+    if path is None:
+        return
     ls.ws.close(path)
     ls.refresh(path, closed=True)  # the file on disk again: an unsaved mistake no longer counts
 
@@ -178,13 +211,18 @@ def on_rename(ls: CardsmithServer, params: T.RenameParams) -> T.WorkspaceEdit | 
 
 @server.feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, LEGEND)
 def on_semantic_tokens(ls: CardsmithServer, params: T.SemanticTokensParams) -> T.SemanticTokens:
+    ls.flush()
     path = _path(params.text_document.uri)
+    if path is None:
+        return T.SemanticTokens(data=[])
     return T.SemanticTokens(data=highlight.semantic_tokens(ls.ws, path, ls.lines(path)))
 
 
 @server.feature(T.TEXT_DOCUMENT_CODE_ACTION, T.CodeActionOptions(code_action_kinds=[T.CodeActionKind.QuickFix]))
 def on_code_action(ls: CardsmithServer, params: T.CodeActionParams) -> list[T.CodeAction]:
     path = _path(params.text_document.uri)
+    if path is None:
+        return []
     return actions.quick_fixes(params.text_document.uri, ls.ws.text(path) or "", list(params.context.diagnostics),
                                ls.codec())
 
