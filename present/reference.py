@@ -276,14 +276,16 @@ class _Builder:
                 for ct, v in self.pack.card_types.items()]
         sub = [Section("card-types", L["card_types"], [_table(head=[L["type"], L["count"], L["starts_in"]],
                                                                rows=rows)])]
-        if self.pack.resources:
+        shown = {n: v for n, v in self.pack.resources.items() if not v.get("internal")}  # players see these
+        if shown:
             rows = [[self.t(n, "resources"), str(v.get("start", 0)), self.describe_entry(v)]
-                    for n, v in self.pack.resources.items()]
+                    for n, v in shown.items()]
             sub.append(Section("resources", L["resources"],
                                [_table(head=[L["name"], L["start"], ""], rows=rows)]))
-        if self.pack.counters:
+        shown = {n: v for n, v in self.pack.counters.items() if not v.get("internal")}
+        if shown:
             rows = [[self.t(n, "counters"), str(v.get("start", 0)), self.describe_entry(v)]
-                    for n, v in self.pack.counters.items()]
+                    for n, v in shown.items()]
             sub.append(Section("counters", L["counters"],
                                [_table(head=[L["name"], L["start"], ""], rows=rows)]))
         rows = []

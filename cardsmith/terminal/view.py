@@ -169,8 +169,10 @@ class Viewer:
 
     @staticmethod
     def _counters(values: dict[str, int], decls: dict[str, dict]) -> str:
-        """Counters worth a glance: those not at 0, and those the rules start somewhere else."""
-        shown = [f"{k} {v}" for k, v in values.items() if v or "start" in decls.get(k, {})]
+        """Counters worth a glance: those not at 0, and those the rules start somewhere else; never those the
+        rules keep for themselves (`internal: true`)."""
+        shown = [f"{k} {v}" for k, v in values.items()
+                 if (v or "start" in decls.get(k, {})) and not decls.get(k, {}).get("internal")]
         return ", ".join(shown)
 
     def _wrap(self, text: str, indent: str) -> list[str]:
