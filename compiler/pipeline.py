@@ -230,8 +230,8 @@ class _Compiler:
             activation=dict(voc.activation.value) if voc.activation else {},
             statistics=dict(voc.statistics.value) if voc.statistics else {},
             ranking=ranking, windows=windows, claims=claims,
-            automa=[{"id": n, "name": e.value.get("name", n), "names": dict(e.value.get("names") or {})}
-                    for n, e in voc.automa.items()],
+            automa=[{"id": n, "name": e.value.get("name", n), "names": dict(e.value.get("names") or {}),
+                     "opponent": e.value.get("opponent", True)} for n, e in voc.automa.items()],
             cards=cards, setup=setup, game=game, scoring=scoring, tiebreakers=tiebreakers,
             zone_on_empty=zone_on_empty, piece_when_full=piece_when_full, spans=self.spans.spans,
             names=voc.names,

@@ -169,15 +169,16 @@ def owner(vm, mode: str, f: Frame) -> int:
     raise ValueError(mode)
 
 
-def others(st, you: int, with_you: bool) -> list[int]:
-    """Every seat in turn from `you` (the players round the table, then the automa seats), with or
-    without `you`: the seats 'of each opponent' and 'of all players' look at."""
+def others(vm, you: int, with_you: bool) -> list[int]:
+    """Every seat in turn from `you` (the players round the table, then the automa seats that are
+    opponents), with or without `you`: the seats 'of each opponent' and 'of all players' look at."""
+    st = vm.state
     n = st.n
     if you < n:
         seats = [(you + i) % n for i in range(0 if with_you else 1, n)]
     else:
         seats = list(range(n))
-    seats += [s for s in range(n, st.seats) if with_you or s != you]
+    seats += [s for s in vm.linker.opponent_automa(st) if with_you or s != you]
     return seats
 
 

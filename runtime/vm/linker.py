@@ -33,6 +33,7 @@ class Linker:
         self.pack = pack
         self.cache: dict[int, Linked] = {}
         self.automa_index = {a["id"]: i for i, a in enumerate(pack.automa)}  # seat = players + index
+        self._opponents = tuple(i for i, a in enumerate(pack.automa) if a.get("opponent", True))
         self.def_index = {c.id: i for i, c in enumerate(pack.cards)}
         self.traits: list[dict[str, frozenset[str]]] = [
             {t: frozenset(v) for t, v in c.traits.items()} for c in pack.cards]
@@ -96,6 +97,10 @@ class Linker:
                                              for c in self.pack.cards for t in c.triggers) \
                 or self.claims_read(name if name is not None else verb)
         return hit
+
+    def opponent_automa(self, st) -> list[int]:
+        """The automa seats the players' effects reach as opponents."""
+        return [st.n + i for i in self._opponents]
 
     def claims_read(self, changed: str) -> bool:
         """Whether some claim of the pack reads `changed` (a counter, piece, flag or zone)."""
@@ -202,7 +207,7 @@ class Linker:
                 lines.append("  for cid in zones[(zc.zone, zc.seat)]:")
                 pad = "   "
             elif mode in ("others", "all") and self.automa_index:  # automa seats are opponents too
-                lines.append(f" for seat in others(st, f.you, {mode == 'all'}):")
+                lines.append(f" for seat in others(vm, f.you, {mode == 'all'}):")
                 lines.append(f"  for cid in zones[(z{i}, seat)]:")
                 pad = "   "
             elif mode in ("others", "all"):

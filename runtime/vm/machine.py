@@ -228,7 +228,7 @@ class VM:
         pred = q.pred
         for zname, mode in q.zones:
             if mode in ("others", "all"):
-                seats = others(self.state, f.you, mode == "all")
+                seats = others(self, f.you, mode == "all")
             else:
                 seats = (owner(self, mode, f),)
             for seat in seats:

@@ -29,8 +29,8 @@ def op_FOR_PLAYERS(vm, f, ins):
     kind, start = ins[1], ins[2]
     st = vm.state
     n = st.n
-    if kind == "chosen":  # any seat, automa seats included (they can be targeted)
-        seats = list(range(st.seats))
+    if kind == "chosen":  # any player, and the automa seats that are opponents (they can be targeted)
+        seats = [*range(n), *vm.linker.opponent_automa(st)]
         a = vm.decide(f, "player", "choose a player", seats, lambda: [vm.seat_label(s) for s in seats])
         if a is None:
             return SUSPEND
@@ -45,8 +45,8 @@ def op_FOR_PLAYERS(vm, f, ins):
                 seats = [(f.you + i) % n for i in range(1, n)] if f.you < n else list(range(n))
             else:
                 seats = [s for s in seats if s != f.you]
-        if kind == "opponents":  # the automa seats are opponents too
-            seats += [s for s in range(n, st.seats) if s != f.you]
+        if kind == "opponents":  # the automa seats are opponents too (unless declared otherwise)
+            seats += [s for s in vm.linker.opponent_automa(st) if s != f.you]
     f.stack.append([seats, 0, f.you, st.active, kind == "turns"])
 
 
