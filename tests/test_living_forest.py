@@ -109,3 +109,20 @@ def test_a_finished_game_has_a_goal_reached_at_the_end_of_an_action_phase(pack):
     assert any(game.vm.zone_cards("help-line", s) for s in range(3))
 
 
+
+
+def test_the_mover_chooses_which_tile_of_the_jumped_player_to_take():
+    # seed E)精霊の移動: 飛ばしたプレイヤーが所持している勝利タイルを１枚奪う — the mover (seat 0) picks among the
+    # jumped player's tiles only (not the other opponent's), and the jumped player is asked nothing
+    from cardsmith.scenarios import scenario_game
+
+    circle = [f"stone-{i}" for i in range(1, 13)]
+    game = scenario_game("living-forest", {
+        "players": 3, "do": "tally symbols, guide your spirit",
+        "state": {"players": [{"counters": {"spirit-at": 2}, "zones": {"help-line": ["hare"]}},
+                              {"counters": {"spirit-at": 3}, "zones": {"tiles": ["tree-tile", "fire-tile"]}},
+                              {"counters": {"spirit-at": 5}, "zones": {"tiles": ["flower-tile"]}}],
+                  "shared": {"zones": {"circle": circle}}}})
+    decision = game.advance()
+    assert decision.seat == 0
+    assert decision.labels == ["Tree victory tile (tree-tile)", "Fire victory tile (fire-tile)"]
