@@ -43,11 +43,12 @@ def _title(c: CardChange) -> str:
 
 
 def _texts(c: CardChange, langs: tuple[str, ...]):
-    """(lang, before, after) for each language where the generated text differs, or is new or gone."""
+    """(lang, before, after) of the generated text in each language (for an added or removed card, one side
+    is empty; when the text did not change, both sides are the same)."""
     for lang in langs:
         before = [f"{label}: {t}" for label, t in c.text_old.get(lang, [])]
         after = [f"{label}: {t}" for label, t in c.text_new.get(lang, [])]
-        if before != after:
+        if before or after:
             yield lang, before, after
 
 
@@ -71,10 +72,11 @@ def render_text(d: PackDiff, langs: tuple[str, ...] = ("en",)) -> str:
                 else:
                     out.append(f"    {a.timing} ({a.change}): same source; the macros it uses changed")
             for lang, before, after in _texts(c, langs):
-                for line in before:
-                    out.append(f"    - {lang}: {line}")
-                for line in after:
-                    out.append(f"    + {lang}: {line}")
+                if before == after:
+                    out += [f"    = {lang}: {line}" for line in after]  # the same text: shown once
+                    continue
+                out += [f"    - {lang}: {line}" for line in before]
+                out += [f"    + {lang}: {line}" for line in after]
         out.append("")
     if d.rules:
         out.append(f"Rules ({len(d.rules)}):")
@@ -134,6 +136,11 @@ def render_markdown(d: PackDiff, langs: tuple[str, ...] = ("en",)) -> str:
                 out.append("  <details><summary>generated text</summary>")
                 out.append("")
                 for lang, before, after in texts:
+                    if before == after:
+                        out += [f"  | {lang} | text (unchanged) |", "  |---|---|"]
+                        out += [f"  | | {_md(line)} |" for line in after]
+                        out.append("")
+                        continue
                     out += [f"  | {lang} | before | after |", "  |---|---|---|"]
                     for i in range(max(len(before), len(after))):
                         b = before[i] if i < len(before) else ""
