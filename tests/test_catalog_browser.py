@@ -119,7 +119,7 @@ PARITY = {EARTH: ["type:event", "kind:tree cost<=3 sort:-vp", "-uses:draw timing
           TM: ["tag:science vp>=2", "targets:chosen-player", "trigger:play", "uses:raise -type:event sort:-cost",
                "pack:terraforming-mars-corporate-era", "text:酸素 cost<10"]}
 BAD = ["cost <= 3", "tpe:event", "type:evnt cost<x", "(a or b", "a)", 'text:"abc', "a or", "kind<3", ":x",
-       "sort:nothing limit:x", "-(sort:cost)"]
+       "sort:nothing limit:x", "-(sort:cost)", "cost<=", "type:event)", "kind:tree -", "()", "cost: (a)", "and"]
 
 
 @pytest.mark.parametrize("ref", [EARTH, TM])

@@ -149,6 +149,18 @@ def test_the_work_tree_is_never_touched(repo):
     assert git(repo, "status", "--porcelain") == before
 
 
+def test_a_side_that_does_not_compile_shows_its_diagnostics(repo):
+    cards = repo / "packs" / "trinkets" / "cards.yaml"
+    edit(cards, 'abilities: {play: "gain 2 coin"}', 'abilities: {play: "gain 2 coins"}')
+    try:
+        r = diff(repo, str(repo / "packs" / "trinkets@HEAD"), str(repo / "packs" / "trinkets"))
+    finally:
+        git(repo, "checkout", "-q", "--", "packs/trinkets/cards.yaml")
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert re.search(r"cards\.yaml:\d+:\d+: error\[E\d+\]", r.output), r.output
+    assert "does not compile, so it cannot be compared" in r.output
+
+
 def test_unreadable_sides_are_one_line_errors(repo):
     r = diff(repo, str(repo / "packs" / "trinkets@no-such-rev"), str(repo / "packs" / "trinkets"))
     assert r.exit_code == 2 and "has no revision 'no-such-rev'" in r.output

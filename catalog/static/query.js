@@ -60,6 +60,8 @@
     }
     // Nothing the parser accepts here: as Lark, try every terminal to report the token it saw.
     if (ch === '"') throw charError(text, col);
+    if (ch === "(") return tok("LPAR", "(");
+    if (ch === ")") return tok("RPAR", ")");
     const v = match(RE.value, text, pos);
     if (v) return tok("VALUE", v);
     throw charError(text, col);
