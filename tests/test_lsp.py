@@ -106,6 +106,16 @@ def test_diagnostics_as_you_type_are_those_of_validate(lsp, tmp_path, pack, path
     assert [(d.code, d.message, d.range.start.line + 1, d.range.start.character + 1) for d in got] == \
         [(d["code"], d["message"], d["line"], d["col"]) for d in want]
     assert all(d.source == "cardsmith" for d in got)
+    hinted = [d for d in got if "did you mean" in ((d.data or {}).get("hint") or "")]
+    for d in hinted:  # each did-you-mean hint is a quick fix that puts the suggestion in place of the word
+        (action,) = lsp.request("text_document_code_action_async", T.CodeActionParams(
+            doc(path), d.range, T.CodeActionContext(diagnostics=[d])))
+        (edit,) = action.edit.changes[path.as_uri()]
+        wrong = d.message.split("'")[1]
+        row = edited.split("\n")[edit.range.start.line]
+        assert row[edit.range.start.character:edit.range.end.character] == wrong
+        assert edit.new_text in d.data["hint"]
+    assert hinted or pack == "terraforming-mars"
     assert closed(lsp, path) == []  # the buffer closed unsaved: the file on disk, which is clean
 
 
@@ -258,6 +268,12 @@ def test_references_of_a_macro_a_resource_and_a_card(lsp):
     assert len(no_decl) == len(refs) - 1
     heat = lsp.request("text_document_references_async", refs_params(TM_CARDS, at(text, "heat-production")))
     assert len(heat) >= 5 and all(r.range.end.character - r.range.start.character == 15 for r in heat)
+    tableau = lsp.request("text_document_references_async", refs_params(TM_CARDS, at(text, "card in tableau",
+                                                                                       delta=len("card in "))))
+    rules = TM_RULES.read_text(encoding="utf-8").split("\n")
+    declared = [r for r in tableau if r.uri == TM_RULES.as_uri()
+                and rules[r.range.start.line].lstrip().startswith("tableau:")]
+    assert len(declared) == 1 and len(tableau) >= 10  # the zone: its declaration and its uses
     closed(lsp, TM_CARDS)
     flora = opened(lsp, EARTH_FLORA)
     uses = lsp.request("text_document_references_async", refs_params(EARTH_FLORA, at(flora, "id: mossback-oak",
@@ -320,3 +336,16 @@ def test_semantic_tokens_mark_the_effect_language_inside_yaml_strings(lsp):
     assert decoded[(tag.line, tag.character + 4)] == ("space", "enumMember")
     assert not any(kind == "keyword" and word in ("id", "name") for word, kind in decoded.values())
     closed(lsp, TM_CARDS)
+    text = opened(lsp, EARTH_FLORA)
+    tokens = lsp.request("text_document_semantic_tokens_full_async", T.SemanticTokensParams(doc(EARTH_FLORA)))
+    lines, decoded, line, col = text.split("\n"), {}, 0, 0
+    for k in range(0, len(tokens.data), 5):
+        line += tokens.data[k]
+        col = tokens.data[k + 1] if tokens.data[k] else col + tokens.data[k + 1]
+        decoded[(line, col)] = (lines[line][col:col + tokens.data[k + 2]], legend[tokens.data[k + 3]])
+    soil = at(text, "gain 1 soil", delta=len("gain 1 "))
+    assert decoded[(soil.line, soil.character)] == ("soil", "variable")
+    kind = at(text, "with kind tree", delta=len("with "))
+    assert decoded[(kind.line, kind.character)] == ("kind", "enum")
+    assert decoded[(kind.line, kind.character + 5)] == ("tree", "enumMember")
+    closed(lsp, EARTH_FLORA)
