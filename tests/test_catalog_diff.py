@@ -173,7 +173,7 @@ def test_this_repositorys_own_pack_at_head():
         pytest.skip("not a git checkout")
     temp = Path(tempfile.gettempdir())
     before = set(temp.glob("cardsmith-rev-*"))
-    r = diff(ROOT, "earth-abundance@HEAD", "earth-abundance@HEAD", "--fail-on", "any")
+    r = diff(ROOT, "living-forest@HEAD", "living-forest@HEAD", "--fail-on", "any")
     assert r.exit_code == 0 and "No changes." in r.output
-    assert "earth-abundance@HEAD (earth-abundance " in r.output
+    assert "living-forest@HEAD (living-forest " in r.output
     assert set(temp.glob("cardsmith-rev-*")) == before  # the revisions' temporary folders are removed

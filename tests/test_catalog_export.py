@@ -9,10 +9,12 @@ import json
 import sqlite3
 
 import pytest
+from catalog_sites import catalog
 from click.testing import CliRunner
 from conftest import ROOT, compiled_result
 
 from cardsmith.catalog.export import TABLES, metadata_path
+from cardsmith.catalog.export import export as write
 from cardsmith.cli import main
 
 
@@ -25,7 +27,7 @@ def export(tmp_path, pack: str, fmt: str, name: str):
 
 @pytest.fixture(scope="module")
 def abundance_db(tmp_path_factory):
-    return export(tmp_path_factory.mktemp("db"), "earth-abundance", "sqlite", "abundance.db")
+    return export(tmp_path_factory.mktemp("db"), "earth-abundance", "sqlite", "abundance.db")  # by the command
 
 
 def q(db, sql: str, *args):
@@ -63,13 +65,15 @@ def test_abilities_carry_source_generated_text_and_what_they_use(abundance_db):
 
 
 def test_csv_and_json_hold_the_same_rows(tmp_path, abundance_db):
-    folder = export(tmp_path, "earth-abundance", "csv", "csv")
+    folder = tmp_path / "csv"
+    write(catalog("earth-abundance"), "csv", folder)
     for t in TABLES:
         with (folder / f"{t.name}.csv").open(encoding="utf-8", newline="") as fh:
             rows = list(csv.reader(fh))
         assert rows[0] == [c.name for c in t.columns]
         assert len(rows) - 1 == q(abundance_db, f'select count(*) from "{t.name}"')[0][0]
-    doc = json.loads(export(tmp_path, "terraforming-mars", "json", "tm.json").read_text(encoding="utf-8"))
+    write(catalog("terraforming-mars"), "json", tmp_path / "tm.json")
+    doc = json.loads((tmp_path / "tm.json").read_text(encoding="utf-8"))
     tm = compiled_result("terraforming-mars").pack
     assert [c["id"] for c in doc["cards"]] == [c.id for c in tm.cards]
     science = next(c for c in doc["cards"] if "science" in c["traits"].get("tag", []))
@@ -77,7 +81,8 @@ def test_csv_and_json_hold_the_same_rows(tmp_path, abundance_db):
 
 
 def test_terraforming_mars_exports_too(tmp_path):
-    db = export(tmp_path, "terraforming-mars", "sqlite", "tm.db")
+    db = tmp_path / "tm.db"
+    write(catalog("terraforming-mars"), "sqlite", db)
     tm = compiled_result("terraforming-mars").pack
     assert q(db, "select count(*) from cards")[0][0] == len(tm.cards)
     assert q(db, "select count(distinct card_id) from traits where trait = 'tag' and value = 'science'")[0][0] == \
