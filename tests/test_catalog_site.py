@@ -77,3 +77,17 @@ def test_site_command_with_balance_figures(tmp_path):
     assert "Statistics" in page and "From 4 simulated games of 2 players" in page
     r = CliRunner().invoke(main, ["site", "no-such-pack", "-o", str(tmp_path / "x")])
     assert r.exit_code == 2 and "no pack 'no-such-pack'" in r.output
+
+
+def test_the_sites_templates_and_scripts_are_package_data():
+    # an installed (not editable) cardsmith must carry every file the site copies or renders
+    import tomllib
+
+    from conftest import ROOT
+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    folder = ROOT / conf["package-dir"]["cardsmith.catalog"]
+    shipped = {p for pattern in conf["package-data"]["cardsmith.catalog"] for p in folder.glob(pattern) if p.is_file()}
+    needed = {p for sub in ("templates", "static") for p in (folder / sub).rglob("*") if p.is_file()}
+    assert needed and needed <= shipped, sorted(str(p.relative_to(folder)) for p in needed - shipped)
+    assert "query.lark" in [p.name for p in (ROOT / "grammar").glob(conf["package-data"]["cardsmith.grammar"][0])]
