@@ -144,9 +144,14 @@ def _data(cat: Catalog, index) -> dict:
 
 def build_site(cat: Catalog, out: Path, pack_folder: Path | None = None,
                stats: dict[str, CardStats] | None = None, stats_note: str = "", lang: str = "en") -> list[Path]:
-    """Write the site into `out` (created; files of an earlier build are replaced). Returns the pages."""
+    """Write the site into `out` (created; an earlier build's files are replaced, and its pages of cards the
+    pack no longer has removed). Returns the pages."""
     out = Path(out)
     (out / "cards").mkdir(parents=True, exist_ok=True)
+    keep = {f"{c.id}.html" for c in cat.cards}
+    for old in (out / "cards").glob("*.html"):  # pages of cards an earlier build had and this pack no longer has
+        if old.name not in keep:
+            old.unlink()
     (out / "assets").mkdir(exist_ok=True)
     env = site_environment(pack_folder)
     index = search_index(cat)

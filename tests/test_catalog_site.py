@@ -75,6 +75,10 @@ def test_site_command_with_balance_figures(tmp_path):
     assert "4 card pages" not in r.output and "card pages" in r.output
     page = (out / "cards" / "silver-cup.html").read_text(encoding="utf-8")
     assert "Statistics" in page and "From 4 simulated games of 2 players" in page
+    (out / "cards" / "a-card-of-an-earlier-version.html").write_text("old", encoding="utf-8")
+    assert CliRunner().invoke(main, ["site", "docs/first-pack", "-o", str(out)]).exit_code == 0
+    assert sorted(p.stem for p in (out / "cards").glob("*.html")) == ["lucky-coin", "old-map", "silver-cup"]
+    assert "Statistics" not in (out / "cards" / "silver-cup.html").read_text(encoding="utf-8")
     r = CliRunner().invoke(main, ["site", "no-such-pack", "-o", str(tmp_path / "x")])
     assert r.exit_code == 2 and "no pack 'no-such-pack'" in r.output
 
