@@ -77,7 +77,7 @@ def search_index(cat: Catalog) -> SearchIndex:
     add(Field("source", "text", "the effect-language source of its abilities, as written"))
     add(Field("id", "text", "the card's id", sortable=True))
     add(Field("number", "text", "the card's printed number", sortable=True))
-    add(Field("type", "facet", "the card type", _facet_values(p.card_types, _labels(cat, "type")), sortable=True))
+    add(Field("type", "facet", "the card type", _facet_values(p.card_types, _type_labels(cat)), sortable=True))
     add(Field("pack", "facet", "the pack of the chain that defines the card",
               _facet_values([c["id"] for c in cat.chain], {}), sortable=True))
     timing_words = _ability_labels(cat)
@@ -127,7 +127,7 @@ def _facet_values(values, words: dict[str, set[str]]) -> dict[str, str]:
     return out
 
 
-def _labels(cat: Catalog, what: str) -> dict[str, set[str]]:
+def _type_labels(cat: Catalog) -> dict[str, set[str]]:
     out: dict[str, set[str]] = {}
     for c in cat.cards:
         for word in c.type_label.values():
