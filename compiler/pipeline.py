@@ -62,7 +62,7 @@ def compile_pack(ref: str | Path, diags: Diagnostics | None = None, cache: bool 
         from .packs import builtin_packs
 
         diags.error("E024", f"no pack '{ref}': not a built-in pack id nor a folder with a pack.yaml",
-                    Span(str(ref), 0, 0), hint=did_you_mean(str(ref), builtin_packs()))
+                    Span(str(ref), 1, 1), hint=did_you_mean(str(ref), builtin_packs()))
         return CompileResult(None, diags)
     key = None
     if memo is not None:

@@ -126,6 +126,9 @@ def build_vocabulary(docs: list[YamlDoc], diags: Diagnostics) -> Vocabulary:
         if "players" in v:
             voc.players = (v["players"]["min"], v["players"]["max"])
             voc.players_entry = Entry("players", v["players"], doc, ("players",))
+            if voc.players[1] < voc.players[0]:  # no game could be played: say so now, not in simulate
+                diags.error("E013", f"players: max {voc.players[1]} is below min {voc.players[0]}",
+                            doc.span(("players", "max")))
         for key in ("activation", "setup", "game", "statistics"):
             if key in v:
                 setattr(voc, key, Entry(key, v[key], doc, (key,)))

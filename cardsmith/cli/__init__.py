@@ -7,6 +7,7 @@ internal error.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import traceback
@@ -16,8 +17,19 @@ import click
 from cardsmith import __version__
 
 
+def _tolerant_streams() -> None:
+    """Text that cannot be encoded for this terminal (a file name that is not UTF-8 under a strict locale) is
+    written escaped, never an error: every name from outside is already shown with `printable`, this is the
+    net under it."""
+    for stream in (sys.stdout, sys.stderr):
+        # not a text file of ours (a test runner's buffer): leave it be
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+
+
 class _Group(click.Group):
     def invoke(self, ctx: click.Context):
+        _tolerant_streams()
         try:
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
@@ -30,6 +42,14 @@ class _Group(click.Group):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             sys.exit(141)
+        except OSError as e:  # the machine's answer, not a bug: a full disk, a folder that is not there, no permission
+            if os.environ.get("CARDSMITH_DEBUG"):
+                traceback.print_exc()
+            from cardsmith.bytecode.inputs import printable
+
+            where = f"{printable(str(e.filename))}: " if e.filename else ""
+            click.echo(f"cardsmith: {where}{(e.strerror or str(e)).lower()}", err=True)
+            sys.exit(2)
         except Exception as e:  # an internal error: say so plainly, exit 2
             if os.environ.get("CARDSMITH_DEBUG"):
                 traceback.print_exc()

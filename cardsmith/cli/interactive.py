@@ -91,7 +91,11 @@ def play(pack: str | None, players: int | None, seat: int | None, agents: str | 
             data = read_save(load)
         except SaveError as e:
             _fail(f"{load}:{e.line or 1}: {e.message}")
-        pack = pack or data["pack"]
+        if pack is None:  # a save names its pack by id: only a built-in one, never a folder of its choosing
+            if data["pack"] not in builtin_packs():
+                _fail(f"{load}: the save is of pack '{data['pack']}', which is not a built-in pack; give its folder "
+                      "as PACK")
+            pack = str(builtin_packs()[data["pack"]])
     elif pack is None:
         _fail("give a PACK (see `cardsmith packs`), or --load a saved game")
     if resolve_pack_ref(pack) is None:

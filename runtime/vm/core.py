@@ -12,6 +12,9 @@ from cardsmith.runtime.state import SHARED
 STEP_BUDGET = 2_000_000  # instructions between two decisions
 MAX_TRIGGER_DEPTH = 40
 MAX_FRAMES = 400
+MAX_VALUE = 10**18  # the largest number a counter, a piece count, a score or a local name may hold
+MAX_OPTIONS = 10_000  # the most numbers 'choose X' and 'up to N' may offer
+MAX_SEARCH = 2_000_000  # the work path() may do for one answer (steps of search, cells counted for bounds)
 
 CHANGED = object()  # a handler pushed or popped frames: fetch the top frame again
 SUSPEND = object()  # a decision is pending

@@ -20,7 +20,7 @@ from typing import Any
 from cardsmith.bytecode import Code
 from cardsmith.runtime.state import Card
 
-from .core import RETURNED, div, owner
+from .core import MAX_VALUE, RETURNED, div, owner
 
 INT_ATOM = re.compile(r"\((-?\d+)\)")
 
@@ -45,6 +45,15 @@ def jump_dest(code: Code, t: int) -> int:
 
 def _param_value(v: Any) -> int:
     return v if isinstance(v, int) else len(v)
+
+
+def _too_big(vm, f, pc: int, v: int):
+    """Stop a program whose number left the bounds a game keeps (a loop that multiplies a counter by itself would
+    otherwise grow it to millions of digits, and take the machine's memory and time with it)."""
+    f.pc = pc
+    digits = int(abs(v).bit_length() * 0.30103) + 1  # about: str() refuses numbers of over 4,300 digits
+    raise vm.fault(f"a number grew past ±{MAX_VALUE:.0e} (to about {digits:,} digits); no game counts that high "
+                   "(a loop that multiplies or doubles?)")
 
 
 def _sum_pieces(cards: list[Card], found: list[int], name: str) -> int:
@@ -77,7 +86,7 @@ class RegionWriter:
 
     def __init__(self, code: Code, prepared: list[tuple], start: int, end: int, linker) -> None:
         self.code, self.prepared, self.start, self.end, self.linker = code, prepared, start, end, linker
-        self.consts: dict[str, Any] = {"_div": div, "_param": _param_value, "_owner": owner,
+        self.consts: dict[str, Any] = {"_div": div, "_param": _param_value, "_owner": owner, "_too_big": _too_big,
                                        "_sum_pieces": _sum_pieces, "_sum_stats": _sum_stats,
                                        "_sum_modified": _sum_modified, "_RETURNED": RETURNED}
         firsts = {start}  # blocks: the region's start, the targets of its forward jumps, what follows a jump
@@ -249,8 +258,9 @@ def _local(w: RegionWriter, raw: list, k: int) -> None:
 @defines("SET_LOCAL")
 def _set_local(w: RegionWriter, raw: list, k: int) -> None:
     """Bind a local name in the frame (its table is made on the first binding)."""
-    v = w.pop()
-    w.lines += [" if f.vars is None:", "  f.vars = {}", f" f.vars[{w.const(raw[1])}] = {v}"]
+    v = w.temp(w.pop())
+    w.lines += [f" if type({v}) is int and not {-MAX_VALUE} <= {v} <= {MAX_VALUE}: _too_big(vm, f, {k + 1}, {v})",
+                " if f.vars is None:", "  f.vars = {}", f" f.vars[{w.const(raw[1])}] = {v}"]
 
 
 @defines("COUNTER")
@@ -369,6 +379,7 @@ def _set(w: RegionWriter, raw: list, k: int) -> None:
         w.lines.append(f" if {v} < {w.const(lo)}: {v} = {w.const(lo)}")
     if hi is not None:
         w.lines.append(f" if {v} > {w.const(hi)}: {v} = {w.const(hi)}")
+    w.lines.append(f" if not {-MAX_VALUE} <= {v} <= {MAX_VALUE}: _too_big(vm, f, {k + 1}, {v})")
     w.lines.append(f" {store}[{w.const(raw[1])}] = {v}")
     if w.linker.claims_read(raw[1]):  # a claim reads it: check it now
         w.flush()
@@ -410,6 +421,8 @@ def _gain_lose(w: RegionWriter, raw: list, k: int) -> None:
         lines.append(f"v = d.get({key}, 0) + {n}")
         if decl.get("max") is not None:
             lines.append(f"if v > {w.const(decl['max'])}: v = {w.const(decl['max'])}")
+        if decl.get("max") is None or decl["max"] > MAX_VALUE:
+            lines.append(f"if v > {MAX_VALUE}: _too_big(vm, f, {k + 1}, v)")
     else:
         lo = w.const(decl.get("min", 0))
         lines += [f"v = d.get({key}, 0) - {n}", f"if v < {lo}: v = {lo}"]
@@ -424,7 +437,8 @@ def _gain_lose(w: RegionWriter, raw: list, k: int) -> None:
 def _score(w: RegionWriter, raw: list, k: int) -> None:
     """Add to the current player's score in the scoring step being counted ('vp' outside scoring)."""
     n = w.pop()
-    w.lines += [f" sc = st.scores[f.you]; step = f.step or 'vp'; sc[step] = sc.get(step, 0) + {n}",
+    w.lines += [f" sc = st.scores[f.you]; step = f.step or 'vp'; v = sc.get(step, 0) + {n}",
+                f" if not {-MAX_VALUE} <= v <= {MAX_VALUE}: _too_big(vm, f, {k + 1}, v)", " sc[step] = v",
                 " if log is not None:", f"  log.append(('score', f.you, step, {n}))"]
 
 

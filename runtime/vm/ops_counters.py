@@ -13,7 +13,7 @@ from cardsmith.runtime.state import Card
 if TYPE_CHECKING:
     from .machine import VM
 
-from .core import CHANGED, Query
+from .core import CHANGED, MAX_VALUE, Query
 
 
 def op_PLAYER_COUNTER(vm, f, ins):
@@ -40,6 +40,8 @@ def op_ADD_PIECES(vm, f, ins):
         n = min(n, room)
     if n <= 0:
         return None
+    if card.pieces.get(piece, 0) + n > MAX_VALUE:
+        raise vm.fault(f"more than {MAX_VALUE:.0e} {piece} on one card; no game counts that high")
     card.pieces[piece] = card.pieces.get(piece, 0) + n
     if owned:
         key = f"{piece}@{f.you}"

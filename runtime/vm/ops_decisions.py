@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .machine import VM
 
-from .core import CHANGED, SUSPEND
+from .core import CHANGED, MAX_OPTIONS, SUSPEND
 from .ops_counters import room_for
 
 
@@ -40,6 +40,8 @@ def op_WINDOW(vm, f, ins):
 
 def op_CHOOSE_X(vm, f, ins):
     lo, hi = f.stack[-2], f.stack[-1]
+    if hi - lo >= MAX_OPTIONS:  # a list of them all would be built, labelled, saved
+        raise vm.fault(f"choose X from {lo:,} to {hi:,} would offer more than {MAX_OPTIONS:,} numbers")
     options = list(range(lo, max(lo, hi) + 1))
     a = vm.decide(f, "number", "choose X", options)
     if a is None:
@@ -79,6 +81,8 @@ def op_UPTO(vm, f, ins):
     if n <= 0:
         f.stack[-1] = 0
         return None
+    if n >= MAX_OPTIONS:
+        raise vm.fault(f"'up to {n:,}' would offer more than {MAX_OPTIONS:,} numbers")
     options = list(range(n + 1))
     a = vm.decide(f, "number", ins[1], options, default=n)
     if a is None:
