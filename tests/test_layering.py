@@ -110,3 +110,20 @@ def test_no_module_over_900_lines():
             if n > 900:
                 long[str(path.relative_to(ROOT))] = n
     assert not long, f"modules over 900 lines: {long}"
+
+
+def test_every_python_folder_is_a_package_of_the_distribution():
+    # A folder of modules left out of pyproject's `packages` works in an editable install and is missing
+    # from a built wheel (runtime/vm once was): every folder with an __init__.py must be listed.
+    import tomllib
+
+    tool = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    listed = set(tool["packages"])
+    missing = []
+    for dotted, folder in tool["package-dir"].items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / folder)
+            name = ".".join([dotted, *rel.parts])
+            if "__pycache__" not in rel.parts and name not in listed:
+                missing.append(name)
+    assert not missing, f"packages missing from pyproject.toml: {missing}"
