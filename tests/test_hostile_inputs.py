@@ -545,3 +545,24 @@ def test_path_over_full_boards_and_a_64_by_64_snake_is_bounded_work():
     assert longest_path(middle, snake, nbs, 100_000) == len(snake)  # was a RecursionError
     with pytest.raises(SearchTooLong):  # and a budget too small for the answer says so
         longest_path(middle, snake, nbs, 1_000)
+
+
+def test_macros_that_double_the_program_22_times_stop_at_the_size_limit(tmp_path):
+    import tracemalloc
+
+    from cardsmith.compiler.expand import MAX_EXPANDED_SIZE
+
+    macros = '  "m0 go": "draw 1"\n' + "".join(f'  "m{i} go": "m{i - 1} go, m{i - 1} go"\n' for i in range(1, 23))
+    folder = pack_with(tmp_path, replace={"rules.yaml": ("macros:\n", "macros:\n" + macros)})
+    rules = folder / "rules.yaml"
+    rules.write_text(rules.read_text().replace('game: "nothing"', 'game: "m22 go"'), encoding="utf-8")
+    assert rules.stat().st_size < 1_500
+    tracemalloc.start()
+    try:
+        res = compile_pack(folder)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    too_large = [d for d in res.diagnostics.errors if d.code == "E106" and f"{MAX_EXPANDED_SIZE:,} parts" in d.message]
+    assert too_large and too_large[0].span.file.endswith("rules.yaml")
+    assert peak < 64 * 1024 * 1024, f"peak memory {peak / 1e6:.0f} MB"  # 4 million statements would take GBs

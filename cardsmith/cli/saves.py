@@ -37,7 +37,13 @@ def save_first_game(pack, players: int, seed: int, agent_names: list[str], param
     agents = [make_agent(agent_names[i % len(agent_names)], seed * 7919 + i) for i in range(players)]
     kw = {"max_decisions": max_decisions} if max_decisions else {}
     game = Game(pack, players, seed, agents, params, **kw)
-    play_until(game, at)
+    from cardsmith.runtime.vm import RuntimeFault
+
+    try:
+        play_until(game, at)
+    except RuntimeFault as e:  # the game to save cannot be played that far: the fault, as simulate reports it
+        click.echo(f"{e}", err=True)
+        sys.exit(1)
     try:
         write_save(game, path)
     except (SaveError, OSError) as e:

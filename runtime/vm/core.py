@@ -9,12 +9,14 @@ from typing import Any
 from cardsmith.bytecode import Code, Span
 from cardsmith.runtime.state import SHARED
 
-STEP_BUDGET = 2_000_000  # instructions between two decisions
+# Instructions between two decisions. The built-in packs need at most about 300 (every pack, random games); a
+# loop that never ends stops here, having taken a few seconds and tens of MB (its events are kept for the log).
+STEP_BUDGET = 250_000
 MAX_TRIGGER_DEPTH = 40
 MAX_FRAMES = 400
 MAX_VALUE = 10**18  # the largest number a counter, a piece count, a score or a local name may hold
 MAX_OPTIONS = 10_000  # the most numbers 'choose X' and 'up to N' may offer
-MAX_SEARCH = 2_000_000  # the work path() may do for one answer (steps of search, cells counted for bounds)
+MAX_SEARCH = 1_000_000  # the work path() may do for one answer (steps of search, cells counted for bounds)
 
 CHANGED = object()  # a handler pushed or popped frames: fetch the top frame again
 SUSPEND = object()  # a decision is pending
