@@ -153,6 +153,20 @@ def test_a_burst_of_keystrokes_ends_with_the_diagnostics_of_the_last(lsp):
     closed(lsp, EARTH_FLORA)
 
 
+def test_a_file_changed_on_disk_is_compiled_again(lsp, tmp_path):
+    shutil.copytree(CARDS / "earth", tmp_path / "earth", ignore=shutil.ignore_patterns("scenarios"))
+    flora, events = tmp_path / "earth" / "flora.yaml", tmp_path / "earth" / "events.yaml"
+    opened(lsp, flora)
+    assert lsp.published[flora.as_uri()] == []
+    events.write_text(events.read_text(encoding="utf-8").replace("gain", "gian", 1), encoding="utf-8")
+    before = lsp.publications(events.as_uri())
+    lsp.notify("workspace_did_change_watched_files", T.DidChangeWatchedFilesParams(
+        [T.FileEvent(events.as_uri(), T.FileChangeType.Changed)]))
+    (d,) = lsp.wait_for_diagnostics(events.as_uri(), after=before)
+    assert (d.code, d.message) == ("E101", "unknown action 'gian'")
+    closed(lsp, flora)
+
+
 # ------------------------------------------------------------------ completion
 def test_completion_in_ability_text_follows_the_grammar_and_the_vocabulary(lsp):
     text = opened(lsp, EARTH_FLORA)

@@ -163,6 +163,15 @@ def did_close(ls: CardsmithServer, params: T.DidCloseTextDocumentParams) -> None
     ls.refresh(path, closed=True)  # the file on disk again: an unsaved mistake no longer counts
 
 
+@server.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_files(ls: CardsmithServer, params: T.DidChangeWatchedFilesParams) -> None:
+    """Files changed on disk (saved by another program, a git checkout): their packs compile again."""
+    for change in params.changes:
+        path = _path(change.uri)
+        if path is not None and path.suffix == ".yaml":
+            ls.refresh(path)
+
+
 @server.feature(T.TEXT_DOCUMENT_COMPLETION, T.CompletionOptions(trigger_characters=[" ", "(", ":"]))
 def completions(ls: CardsmithServer, params: T.CompletionParams) -> T.CompletionList:
     path, line, col = ls.cursor(params)
