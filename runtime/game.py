@@ -18,6 +18,7 @@ from typing import Any
 from cardsmith.bytecode import CompiledPack
 
 from .agents import Agent, RandomAgent
+from .observation import Observation
 from .state import GameState, new_state
 from .vm import VM, Decision, Frame, linker_for
 
@@ -139,12 +140,22 @@ class Game:
         self.pending = None
         self.vm.resume(choice)
 
+    def ask(self, d: Decision) -> int:
+        """The answer of the agent of `d`'s seat, which sees only what that seat may see (observation.py)."""
+        obs = Observation(self, d.seat)
+        agent = self.agents[d.seat]
+        # a script (a scenario's answers) is the referee's: it reads the decision as the rules word it
+        return agent.choose(obs, d if getattr(agent, "omniscient", False) else obs.decision)
+
+    def observe(self, seat: int) -> Observation:
+        return Observation(self, seat)
+
     def play(self) -> GameResult:
         while True:
             d = self.advance()
             if d is None:
                 return self.result()
-            self.decide(self.agents[d.seat].choose(self, d))
+            self.decide(self.ask(d))
 
     # ------------------------------------------------------------ results
     def totals(self) -> list[int]:

@@ -31,8 +31,17 @@ class Card:
     face_down: bool = False
 
     def clone(self) -> Card:
-        return Card(self.id, self.defn, self.zone, self.seat, self.pos, dict(self.pieces), set(self.flags),
-                    self.face_down)
+        # attribute by attribute: a search agent clones every card of a game thousands of times a decision,
+        # and this is twice as fast as the dataclass constructor
+        c = _new_card(Card)
+        c.id, c.defn, c.zone, c.seat, c.pos, c.face_down = \
+            self.id, self.defn, self.zone, self.seat, self.pos, self.face_down
+        c.pieces = self.pieces.copy()
+        c.flags = self.flags.copy()
+        return c
+
+
+_new_card = object.__new__
 
 
 class GameState:
@@ -46,6 +55,7 @@ class GameState:
         "counters",
         "first",
         "globals",
+        "known",
         "live_modifiers",
         "live_triggers",
         "n",
@@ -77,6 +87,7 @@ class GameState:
         self.over = False
         self.turn = 0
         self.claims: set[tuple] = set()  # claims made ('as soon as'): (claim, seat, card), kept for the game
+        self.known: dict[int, int] = {}  # card id -> seats (bit mask) that remember it where it is (visibility.py)
 
     def clone(self) -> GameState:
         s = GameState.__new__(GameState)
@@ -98,6 +109,7 @@ class GameState:
         s.over = self.over
         s.turn = self.turn
         s.claims = set(self.claims)
+        s.known = dict(self.known)
         return s
 
 

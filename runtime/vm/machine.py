@@ -17,6 +17,7 @@ from typing import Any
 
 from cardsmith.bytecode import CardDef, Code, CompiledPack, Span
 from cardsmith.runtime.state import SHARED, Card, GameState
+from cardsmith.runtime.visibility import visibility_for
 
 from .claims import due
 from .core import (
@@ -52,6 +53,9 @@ class VM:
         self.steps = 0
         self.budget = STEP_BUDGET
         self.total_steps = 0
+        vis = visibility_for(pack)
+        self.vis = vis if vis.hides else None  # what each seat has seen, kept where some zone hides cards
+        self.traced: int | None = None  # the card 'move all' takes next (visibility.py)
 
     # --- frames and running
     def push(self, code: Code | Linked, you: int, it: int | None = None, this: int | None = None,
@@ -243,6 +247,9 @@ class VM:
              face: str | None = None) -> None:
         st = self.state
         card = st.cards[cid]
+        if self.vis is not None:
+            self.vis.moved(st, card, zname, seat, end, pos, face, self.traced == cid)
+            self.traced = None
         old = st.zones[(card.zone, card.seat)]
         if card.pos >= 0:
             old[card.pos] = None

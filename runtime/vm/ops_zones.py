@@ -57,6 +57,8 @@ def op_TAKE(vm, f, ins):
         f.it = options[a]
     else:
         f.it = found[0]
+        if src[4] and src[3] is None and vm.vis is not None:
+            vm.traced = f.it  # 'move all': every card goes, so a seat that knew them knows where they went
     f.refill = -1
     f.stack.append(True)
     return None
@@ -163,6 +165,8 @@ def op_REVEAL(vm, f, ins):
         f.it = None
     else:
         f.it = zone[idx] if end == "bottom" else zone[-1 - idx]
+        if vm.vis is not None:
+            vm.vis.reveal(vm.state, f.it)
 
 
 def op_PLACE_OF(vm, f, ins):
