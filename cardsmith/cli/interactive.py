@@ -12,7 +12,7 @@ import click
 
 from cardsmith.compiler.diagnostics import did_you_mean
 from cardsmith.compiler.packs import builtin_packs, resolve_pack_ref
-from cardsmith.runtime.agents import AGENTS, make_agent
+from cardsmith.runtime.agents import AGENTS, agent_problem, make_agent
 
 from . import main
 from .options import compile_or_exit, parse_params
@@ -41,7 +41,8 @@ def _read(prompt: str) -> str:
 @click.option("--seat", "-k", default=None, type=int,
               help="Your seat, 1 to PLAYERS (default 1; with --load, the seat the save marks as yours).")
 @click.option("--agents", "-a", default=None,
-              help=f"Comma-separated agents for the other seats, in turn ({', '.join(AGENTS)}; default: greedy).")
+              help=f"Comma-separated agents for the other seats, in turn ({', '.join(AGENTS)}; search:400 or "
+                   "search:0.5s gives the search agent a budget per decision; default: greedy).")
 @click.option("--seed", "-s", default=None, type=int, help="The game's seed (default 0).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Override a rule parameter.")
 @click.option("--load", "load", type=click.Path(dir_okay=False), default=None,
@@ -124,9 +125,9 @@ def play(pack: str | None, players: int | None, seat: int | None, agents: str | 
         if not 0 <= you < n:
             _fail(f"--seat {seat}: a {n}-player game has seats 1 to {n}")
         names = [a.strip() for a in (agents or "greedy").split(",") if a.strip()]
-        bad = [a for a in names if a not in AGENTS]
+        bad = [problem for a in names if (problem := agent_problem(a))]
         if bad or not names:
-            _fail(f"--agents: unknown agent(s) {', '.join(bad) or '(none given)'}; agents: {', '.join(AGENTS)}")
+            _fail(f"--agents: {bad[0] if bad else 'no agent given'}")
         try:
             overrides = parse_params(params)
         except click.BadParameter as e:

@@ -16,7 +16,7 @@ import click
 from cardsmith.bytecode import CompiledPack
 from cardsmith.compiler.diagnostics import Diagnostics
 from cardsmith.compiler.pipeline import CompileResult, compile_pack
-from cardsmith.runtime.agents import AGENTS
+from cardsmith.runtime.agents import AGENTS, agent_problem
 
 from .validate import emit_diagnostics
 
@@ -115,13 +115,19 @@ def pack_params(pack: CompiledPack, values: tuple[str, ...]) -> dict:
     return overrides
 
 
+AGENT_HELP = (f"{', '.join(AGENTS)}; search takes a budget per decision: search:400 (iterations, the same game for "
+              "a seed) or search:0.5s (seconds)")
+
+
 def agent_names(agents: str) -> list[str]:
-    """The comma-separated --agents, each a known agent."""
+    """The comma-separated --agents, each a known agent (with its budget: search:400)."""
     names = [a.strip() for a in agents.split(",") if a.strip()]
-    bad = [a for a in names if a not in AGENTS]
-    if bad or not names:
-        raise click.BadParameter(f"unknown agent(s) {', '.join(bad) or '(none given)'}; agents: {', '.join(AGENTS)}",
-                                 param_hint="--agents")
+    if not names:
+        raise click.BadParameter(f"no agent given; agents: {AGENT_HELP}", param_hint="--agents")
+    for name in names:
+        problem = agent_problem(name)
+        if problem:
+            raise click.BadParameter(problem, param_hint="--agents")
     return names
 
 
@@ -142,7 +148,7 @@ def game_batch_options(default_games: int, outcome: str) -> Callable:
         click.option("--players", "-p", default=None, type=int, help="Players per game (default: the pack's minimum)."),
         click.option("--seed", "-s", default=0, show_default=True, type=int, help="Game i uses seed SEED+i."),
         click.option("--agents", "-a", default="random", show_default=True,
-                     help=f"Comma-separated agents, assigned to seats in turn ({', '.join(AGENTS)})."),
+                     help=f"Comma-separated agents, assigned to seats in turn ({AGENT_HELP})."),
         click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Override a rule parameter."),
         click.option("--max-decisions", default=None, type=click.IntRange(100),
                      help="Safety cap per game; a capped game is scored where it stopped and counted as capped."),
