@@ -237,6 +237,10 @@ def on_code_action(ls: CardsmithServer, params: T.CodeActionParams) -> list[T.Co
 
 
 def main(log_file: str | None = None) -> None:
+    """Serve over the process's own standard input and output (never a wrapper another layer put on
+    sys.stdout: the protocol's bytes must reach the editor as they are)."""
     if log_file:
         logging.basicConfig(filename=log_file, level=logging.INFO)
-    server.start_io()
+    import sys
+
+    server.start_io(sys.__stdin__.buffer, sys.__stdout__.buffer)
