@@ -117,6 +117,23 @@ def _escape(m: re.Match) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+_SGR = re.compile(r"\x1b\[[0-9;]*m")  # a colour or a weight: the only escape sequence cardsmith writes itself
+
+
+def for_terminal(text: str) -> str:
+    """Text to write to a terminal: the colours cardsmith's own styling added are kept, any other escape
+    sequence or control character (one a card name smuggled in: a title change, a screen clear) is shown
+    escaped, and line breaks and tabs stay."""
+    if "\x1b" not in text:
+        return printable(text, keep="\n\t")
+    parts = _SGR.split(text)
+    colours = _SGR.findall(text)
+    out = [printable(parts[0], keep="\n\t")]
+    for colour, part in zip(colours, parts[1:], strict=True):
+        out += [colour, printable(part, keep="\n\t")]
+    return "".join(out)
+
+
 def printable(text: str, keep: str = "") -> str:
     """`text` safe to print: control characters (but those in `keep`, e.g. "\\n\\t"), undecodable bytes and
     direction overrides written as escapes."""

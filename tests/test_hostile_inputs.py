@@ -566,3 +566,34 @@ def test_macros_that_double_the_program_22_times_stop_at_the_size_limit(tmp_path
     too_large = [d for d in res.diagnostics.errors if d.code == "E106" and f"{MAX_EXPANDED_SIZE:,} parts" in d.message]
     assert too_large and too_large[0].span.file.endswith("rules.yaml")
     assert peak < 64 * 1024 * 1024, f"peak memory {peak / 1e6:.0f} MB"  # 4 million statements would take GBs
+
+
+# ----------------------------------------------------------------------------- terminal escapes in card names
+
+
+def _escaping_pack(tmp_path: Path) -> Path:
+    return pack_with(tmp_path, replace={"cards.yaml": ("    name: Oak", '    name: "Oak\\e]0;pwned\\a\\e[2J"')})
+
+
+def test_describe_shows_an_escape_sequence_in_a_card_name_escaped(tmp_path):
+    result = cli("describe", _escaping_pack(tmp_path), "oak")
+    assert result.exit_code == 0 and "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "Oak\\x1b]0;pwned\\x07\\x1b[2J (oak)" in result.stdout
+
+
+def test_play_never_writes_a_card_name_s_escape_sequence(tmp_path):
+    folder = tmp_path / "living-forest"
+    shutil.copytree(ROOT / "cards" / "living-forest", folder)
+    trees = folder / "trees.yaml"
+    text = trees.read_text(encoding="utf-8")
+    trees.write_text(text.replace("name: Protective Tree 3A", 'name: "Tree\\e]0;pwned\\a\\e[2J"'), encoding="utf-8")
+    result = CliRunner().invoke(main, ["play", str(folder), "--seed", "1"], input="card tree-3a\nquit!\n")
+    assert "\x1b]" not in result.stdout and "\x07" not in result.stdout and "\x1b[2J" not in result.stdout
+    assert "Tree\\x1b]0;pwned" in result.stdout, result.stdout[-2000:]
+
+
+def test_for_terminal_keeps_only_cardsmith_s_own_colours():
+    from cardsmith.bytecode.inputs import for_terminal
+
+    coloured = "\x1b[1m\x1b[32mplayer 1\x1b[0m: Oak\x1b]0;t\x07\x1b[2J\nnext\tline"
+    assert for_terminal(coloured) == "\x1b[1m\x1b[32mplayer 1\x1b[0m: Oak\\x1b]0;t\\x07\\x1b[2J\nnext\tline"

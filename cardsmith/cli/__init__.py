@@ -17,14 +17,33 @@ import click
 from cardsmith import __version__
 
 
+class _TerminalFilter:
+    """Writes to a terminal with every escape sequence but cardsmith's own colours shown escaped: a pack's texts
+    (card names, labels, messages quoting them) cannot retitle, clear or drive the terminal."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        from cardsmith.bytecode.inputs import for_terminal
+
+        return self._stream.write(for_terminal(text))
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def _tolerant_streams() -> None:
     """Text that cannot be encoded for this terminal (a file name that is not UTF-8 under a strict locale) is
     written escaped, never an error: every name from outside is already shown with `printable`, this is the
-    net under it."""
-    for stream in (sys.stdout, sys.stderr):
+    net under it. On a terminal, control characters are shown escaped too (_TerminalFilter)."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
         # not a text file of ours (a test runner's buffer): leave it be
         with contextlib.suppress(AttributeError, ValueError, OSError):
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+            if stream.isatty() and not isinstance(stream, _TerminalFilter):
+                setattr(sys, name, _TerminalFilter(stream))
 
 
 class _Group(click.Group):

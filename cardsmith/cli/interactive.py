@@ -23,11 +23,20 @@ def _fail(message: str) -> NoReturn:
     sys.exit(2)
 
 
+def _write(text: str = "") -> None:
+    """The session's output: a pack's names may hold escape sequences; only cardsmith's own colours get through."""
+    from cardsmith.bytecode.inputs import for_terminal
+
+    click.echo(for_terminal(text))
+
+
 def _read(prompt: str) -> str:
     """A line from the person. From a pipe the line is echoed, so the transcript reads like a session."""
     if sys.stdin.isatty():
         return input(prompt)
-    click.echo(prompt, nl=False)
+    from cardsmith.bytecode.inputs import for_terminal
+
+    click.echo(for_terminal(prompt), nl=False)
     line = sys.stdin.readline()
     if not line:
         raise EOFError
@@ -156,7 +165,7 @@ def play(pack: str | None, players: int | None, seat: int | None, agents: str | 
         others = ", ".join(viewer.seat_name(s) for s in range(game.n) if s != you) or "no bots"
         click.echo(f"{p.name} {p.version}: {game.n} player{'s' * (game.n != 1)}, seed {seed}; you are seat "
                    f"{you + 1}; {others}. Type ? for help.")
-    session = PlaySession(game, you, _read, click.echo, viewer, texts.card, texts.tiebreaker, loaded=data is not None)
+    session = PlaySession(game, you, _read, _write, viewer, texts.card, texts.tiebreaker, loaded=data is not None)
     try:
         code = session.run()
     except RuntimeFault as e:

@@ -81,12 +81,14 @@ def describe(pack: str, card: str | None, lang: str) -> None:
             click.echo(msg, err=True)
             sys.exit(2)
         cards = [c]
+    from cardsmith.bytecode.inputs import printable
+
     for c in cards:
         abilities = d.card(c)
-        name = d.card_name(c)
+        name = printable(d.card_name(c))  # a name may hold an escape sequence: shown, never obeyed
         click.echo(f"{name} ({c.id})" if name != c.id else c.id)
         for a in abilities:
-            click.echo(f"  [{a.label}] {a.text}")
+            click.echo(f"  [{printable(a.label)}] {printable(a.text, keep=chr(10))}")
         if not abilities:
             click.echo("  —")
 
