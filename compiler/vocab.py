@@ -192,6 +192,10 @@ def _check_collisions(voc: Vocabulary, diags: Diagnostics) -> None:
         elif start and voc.zones[start].value.get("owner", "player") != "shared":
             diags.error("E109", f"card type '{ctype}' starts in '{start}', a zone each player has: cards start "
                         "in a shared zone and the setup program deals them", entry.doc.span((*entry.path, "start")))
+        back = entry.value.get("back")
+        if back is not None and back not in voc.stats and back not in voc.traits:
+            diags.error("E101", f"card type '{ctype}' shows '{back}' on its back, which is neither a stat nor a trait",
+                        entry.doc.span((*entry.path, "back")), hint=did_you_mean(back, [*voc.stats, *voc.traits]))
     if voc.statistics is not None:
         stats = voc.statistics
         length = stats.value.get("length")

@@ -175,8 +175,10 @@ def length_plot(b: Balance, folder: Path) -> Plot:
                 f"How many {' and '.join(names)} the {_games(b)} lasted (the values at the end of each game).")
 
 
-def write_report(b: Balance, folder: str | Path, min_plays: int = 10, pack_folder: Path | None = None) -> list[Path]:
+def write_report(b: Balance, folder: str | Path, min_plays: int = 10, pack_folder: Path | None = None,
+                 comparison=None) -> list[Path]:
     """Draw the plots and write index.html into `folder` (created if need be); returns the files written.
+    `comparison` (runtime.balance.Comparison): a what-if section for a variant of the pack.
 
     Everything is made in a scratch folder first and moved in only when the page rendered: a pack
     template that fails (TemplateError) leaves no file behind."""
@@ -199,7 +201,7 @@ def write_report(b: Balance, folder: str | Path, min_plays: int = 10, pack_folde
         html = render_template(
             environment(pack_folder), "balance.html.j2", b=b, plots={p.name: p for p in plots}, cards=table,
             ranked=ranked, min_plays=min_plays, strongest=[c for c in ranked if c.difference[0] > 0][:5],
-            weakest=[c for c in reversed(ranked) if c.difference[0] < 0][:5])
+            weakest=[c for c in reversed(ranked) if c.difference[0] < 0][:5], comparison=comparison)
         (stage / "index.html").write_text(html, encoding="utf-8")
         names = ["index.html"] + [f"{p.name}.{ext}" for p in plots for ext in ("png", "svg")]
         for name in names:

@@ -14,15 +14,13 @@ with a budget after the colon where the agent takes one.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from .evaluation import values
 from .observation import Observation, observe
+from .rollout import play_on
 from .search import SearchAgent
 from .vm import Decision
-
-if TYPE_CHECKING:
-    from .game import Game
 
 
 class Agent(Protocol):
@@ -41,18 +39,6 @@ class RandomAgent:
 
     def choose(self, view: Any, decision: Decision) -> int:
         return self.rng.randrange(len(decision.options))
-
-
-def play_on(game: Game, seat: int, rng: random.Random, limit: int) -> None:
-    """Play `game` on at random while it is `seat`'s turn: until another seat decides, the turn passes, the game
-    ends or `limit` decisions were made. The position the greedy agent judges."""
-    turn = game.state.turn
-    for _ in range(limit):
-        d = game.advance(limit_decisions=0)
-        if d is None or d.seat != seat or game.state.turn != turn:
-            return
-        game.decide(rng.randrange(len(d.options)))
-    game.advance(limit_decisions=0)
 
 
 class GreedyAgent:

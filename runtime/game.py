@@ -40,6 +40,7 @@ class GameResult:
     log_hash: str = ""
     agents: list[str] = field(default_factory=list)
     played: list[list[str]] = field(default_factory=list)  # per seat: cards played (simulate fills it)
+    held: list[list[str]] = field(default_factory=list)  # per seat: cards that came to it, played or not (simulate)
     shared_counters: dict[str, int] = field(default_factory=dict)  # at the end: generation, temperature, ...
     places: list[int] = field(default_factory=list)  # per seat: 1 for the winners, then 2, ... (ties share)
     automa: list[str] = field(default_factory=list)  # the automa seats after the players, by id

@@ -3,16 +3,26 @@
 Each iteration deals a sample of the game from the agent's observation (what its seat knows, the
 unseen cards dealt again: observation.py), walks down one tree of decisions — every seat's, the
 option of each chosen by UCB from the deciding seat's point of view among the options this sample
-offers — adds one new decision, plays on at random for at most `depth` decisions and scores the
-position (evaluation.py: the win share at the end of a game, else the lead by the rules' scoring
-counted now). The visit counts at the root decide. Options are told apart across samples by what
-they are (the card, its zone, the cell, the number), so a card seen differently in two samples is
-two branches, and an option counts as tried only in the samples that offer it (availability).
+offers — adds one new decision, plays on at random to the end of the turn (at most `depth`
+decisions) and scores the position there (evaluation.py: the win share at the end of a game, else
+the lead by the rules' scoring counted now). The visit counts at the root decide. Options are told
+apart across samples by what they are (the card, its zone, the cell, the number), so a card seen
+differently in two samples is two branches, and an option counts as tried only in the samples that
+offer it (availability).
+
+The tree stops at the end of the turn the decision belongs to: every leaf is judged at the same point
+of the turn cycle. Judged at different points, "the score if the game ended now" favours whatever
+keeps the turn going (the other seats' turns have not scored yet), which plays worse than judging
+at the turn's end; looking past it needs a better judge than the rules' scoring, and budgets well
+beyond what a balance run can spend. Within the turn the search sees sequences of its own
+decisions and the other seats' replies (followers, windows), which a one-step look-ahead does not.
 
 Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012): one tree for the searching seat, its
 opponents' hidden choices treated as moves it samples. The budget is iterations per decision
-(deterministic for a seed), or seconds per decision (not deterministic). A decision whose answer no
-longer depends on the iterations left (the leader cannot be caught) stops early.
+(deterministic for a seed; at least three per option), or seconds per decision (not deterministic). A
+decision whose answer no longer depends on the iterations left (the leader cannot be caught) stops
+early, and the tree below the option chosen is kept for the agent's next decision when nothing
+happened in between (a turn of several decisions): its visits count towards that decision's budget.
 """
 
 from __future__ import annotations
@@ -61,7 +71,7 @@ class SearchAgent:
     name = "search"
 
     def __init__(self, seed: int = 0, iterations: int = DEFAULT_ITERATIONS, seconds: float | None = None,
-                 depth: int = 8, c: float = 0.4) -> None:
+                 depth: int = 30, c: float = 0.4) -> None:
         self.rng = random.Random(seed)
         self.iterations = iterations
         self.seconds = seconds
@@ -83,7 +93,8 @@ class SearchAgent:
             kept = None
         root = Node()
         reused = 0
-        budget = self.iterations if self.seconds is None else 1_000_000_000
+        # every option deserves a few samples: a budget below three per option grows to that
+        budget = max(self.iterations, 3 * n) if self.seconds is None else 1_000_000_000
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         done = 0
         while done + reused < budget:
@@ -120,7 +131,8 @@ class SearchAgent:
         node = root
         path: list[tuple[Node, int]] = []
         at_root = True
-        while d is not None:
+        turn = g.state.turn  # the search looks ahead to the end of this turn: every leaf is judged there
+        while d is not None and g.state.turn == turn:
             keys = list(range(len(d.options))) if at_root else [option_key(g, d, i) for i in range(len(d.options))]
             at_root = False
             children = node.children
@@ -149,8 +161,9 @@ class SearchAgent:
             path.append((node, seat))
             g.decide(best_i)
             d = g.advance(limit_decisions=0)
+        # the play-out: every seat plays on at random to the end of the turn (at most `depth` decisions)
         for _ in range(self.depth):
-            if d is None:
+            if d is None or g.state.turn != turn:
                 break
             g.decide(rng.randrange(len(d.options)))
             d = g.advance(limit_decisions=0)

@@ -139,16 +139,17 @@ def player_count(pack: CompiledPack, players: int | None) -> int:
     return n
 
 
-def game_batch_options(default_games: int, outcome: str) -> Callable:
+def game_batch_options(default_games: int, outcome: str, agents: str = "random", agents_help: str = "") -> Callable:
     """The options of a batch of seeded games: -n, -p, -s, -a, --param, --max-decisions, -j, --no-cache.
-    `outcome` names what stays the same for any --jobs ('Results', 'The report')."""
+    `outcome` names what stays the same for any --jobs ('Results', 'The report'); `agents` is --agents' default
+    and `agents_help` what the command adds about it."""
     options = [
         click.option("--games", "-n", default=default_games, show_default=True, type=click.IntRange(1),
                      help="Games to play."),
         click.option("--players", "-p", default=None, type=int, help="Players per game (default: the pack's minimum)."),
         click.option("--seed", "-s", default=0, show_default=True, type=int, help="Game i uses seed SEED+i."),
-        click.option("--agents", "-a", default="random", show_default=True,
-                     help=f"Comma-separated agents, assigned to seats in turn ({AGENT_HELP})."),
+        click.option("--agents", "-a", default=agents, show_default=True,
+                     help=f"Comma-separated agents, assigned to seats in turn ({AGENT_HELP}).{agents_help}"),
         click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Override a rule parameter."),
         click.option("--max-decisions", default=None, type=click.IntRange(100),
                      help="Safety cap per game; a capped game is scored where it stopped and counted as capped."),
