@@ -24,6 +24,7 @@ from cardsmith.present.describe import SourceText
 from cardsmith.runtime.game import Game
 from cardsmith.runtime.geometry import geometry
 from cardsmith.runtime.state import SHARED, Card
+from cardsmith.runtime.visibility import zone_mode
 from cardsmith.runtime.vm import Decision
 
 Style = Callable[..., str]  # click.style's shape: style(text, fg=..., bold=...)
@@ -94,11 +95,10 @@ class Viewer:
         return text
 
     def can_see(self, zone: str, owner: int) -> bool:
-        """Whether the person may look at the cards of this zone (not only count them)."""
-        decl = self.pack.zones[zone]
-        if not decl.get("hidden"):
-            return True
-        return owner == self.seat and decl.get("kind") != "pile"
+        """Whether the person may look at the cards of this zone (not only count them): its declared visibility
+        (rules.yaml `visible:`, runtime/visibility.py)."""
+        mode = zone_mode(self.pack.zones[zone])
+        return mode == "everyone" or (mode == "owner" and owner == self.seat)
 
     # ------------------------------------------------------------------ the board
     def board(self, game: Game) -> str:
