@@ -23,6 +23,7 @@ from .state import GameState, new_state
 from .vm import VM, Decision, Frame, linker_for
 
 LOG_VERSION = 1
+_EVENT = json.JSONEncoder(separators=(",", ":")).encode  # one encoder for every event (json.dumps makes one a call)
 DEFAULT_MAX_DECISIONS = 50_000
 
 
@@ -196,6 +197,8 @@ class Game:
         g.agents = self.agents
         g.state = self.state.clone()
         g.events = None if silent or self.events is None else list(self.events)
+        hashed = getattr(self, "_hashed", None)
+        g._hashed = None if g.events is None or hashed is None else (hashed[0], hashed[1].copy(), hashed[2])
         g.decisions = list(self.decisions)
         g.vm = VM(self.pack, g.state, self.vm.linker, g.events)
         g.vm.frames = [f.clone() for f in self.vm.frames]
@@ -212,16 +215,22 @@ class Game:
                 "agents": [getattr(a, "name", type(a).__name__) for a in self.agents]}
 
     def log_lines(self) -> list[str]:
-        lines = [json.dumps(self.header(), sort_keys=True)]
-        for e in self.events or []:
-            lines.append(json.dumps(list(e), separators=(",", ":")))
-        return lines
+        """The event log as JSON lines (made only when asked: `log_hash` does not need them)."""
+        return [json.dumps(self.header(), sort_keys=True), *map(_EVENT, self.events or ())]
 
     def log_hash(self) -> str:
-        h = hashlib.sha256()
-        for line in self.log_lines() if self.events is not None else [json.dumps(self.decisions)]:
-            h.update(line.encode())
-            h.update(b"\n")
+        """SHA-256 of the log's lines, each ended by a newline (the first 16 hex digits). Kept up to date as the
+        game goes: only the events since the last call are encoded, with one encoder."""
+        if self.events is None:
+            return hashlib.sha256(json.dumps(self.decisions).encode() + b"\n").hexdigest()[:16]
+        head = json.dumps(self.header(), sort_keys=True)
+        done = getattr(self, "_hashed", None)
+        if done is None or done[0] != head or done[2] > len(self.events):
+            done = (head, hashlib.sha256(head.encode() + b"\n"), 0)
+        h, events = done[1], self.events
+        if len(events) > done[2]:
+            h.update(("\n".join(map(_EVENT, events[done[2]:])) + "\n").encode())
+        self._hashed = (head, h, len(events))
         return h.hexdigest()[:16]
 
 
