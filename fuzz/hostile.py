@@ -234,12 +234,23 @@ def _runaway(rng: random.Random, rules: Path, notes: list[str]) -> None:
     notes.append(f"game: {program}")
 
 
+def _few_scenarios(rng: random.Random, folder: Path) -> None:
+    """One scenario file of a real pack, not all of them: a case runs one command, not a pack's whole suite."""
+    scenarios = sorted((folder / "scenarios").glob("*.yaml"))
+    if len(scenarios) > 1:
+        keep = rng.choice(scenarios)
+        for f in scenarios:
+            if f != keep:
+                f.unlink()
+
+
 def make_pack(rng: random.Random, where: Path, notes: list[str]) -> Path:
     """A copy of a base pack (its own scenarios included), mutated."""
     base = rng.choice(list(BASES))
     folder = where / base
     shutil.copytree(BASES[base], folder, symlinks=True)
     notes.append(f"pack {base}")
+    _few_scenarios(rng, folder)
     files = sorted(p for p in folder.rglob("*.yaml") if p.is_file())
     for _ in range(rng.choice([0, 1, 1, 2, 3])):
         f = rng.choice(files)
@@ -357,6 +368,7 @@ def make_case(seed: int, where: Path, target: str | None = None) -> Case:
             base = rng.choice(["vmtest", "minimal", "living-forest"])
             pack = where / base
             shutil.copytree(BASES[base], pack)
+            _few_scenarios(rng, pack)
             (pack / "scenarios").mkdir(exist_ok=True)
             f = pack / "scenarios" / "hostile.yaml"
             f.write_text(scenario_text(rng, "..", notes), encoding="utf-8")
@@ -397,8 +409,14 @@ def _forget_caches() -> None:
         pass
 
 
+BLOCKED_FACTOR = 6  # a case blocked on a read uses no CPU: it is a hang after this many times hang_seconds of wall
+
+
 def run_case(case: Case, hang_seconds: float = 10.0) -> Outcome:
-    """Run the case's command in this process; its Outcome names any crash, hang or stray exit code."""
+    """Run the case's command in this process; its Outcome names any crash, hang or stray exit code.
+
+    A hang is `hang_seconds` of CPU time without an answer (CPU, so that a busy machine does not make a slow
+    case a hang), or `BLOCKED_FACTOR` times that of wall-clock time (a read that blocks uses no CPU)."""
     from click.testing import CliRunner
 
     from cardsmith.cli import main
@@ -406,15 +424,18 @@ def run_case(case: Case, hang_seconds: float = 10.0) -> Outcome:
     def alarm(signum, frame):
         raise Hang
 
-    old = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, hang_seconds)
+    old = signal.signal(signal.SIGPROF, alarm), signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_PROF, hang_seconds)
+    signal.setitimer(signal.ITIMER_REAL, hang_seconds * BLOCKED_FACTOR)
     try:
         result = CliRunner().invoke(main, case.args)
     except Hang:
-        return Outcome(case, None, f"hang: no answer within {hang_seconds:g} s")
+        return Outcome(case, None, f"hang: no answer within {hang_seconds:g} s of CPU")
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        signal.signal(signal.SIGPROF, old[0])
+        signal.signal(signal.SIGALRM, old[1])
         _forget_caches()
     out = (result.stdout + result.stderr)[-MAX_OUTPUT:]
     exc = result.exception
