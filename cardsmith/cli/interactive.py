@@ -154,7 +154,8 @@ def play(pack: str | None, players: int | None, seat: int | None, agents: str | 
     width = min(max(shutil.get_terminal_size((100, 24)).columns, 60), 120)
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     texts = CardTexts(pack, width, res)
-    viewer = Viewer(game, you, [a.name for a in game.agents], width, click.style if color else plain, texts.source)
+    viewer = Viewer(game, you, [a.name for a in game.agents], width, click.style if color else plain, texts.source,
+                    texts.summary, texts.word)
     if sys.stdin.isatty():
         with contextlib.suppress(ImportError):  # platforms without readline keep plain input()
             import readline  # noqa: F401  (line editing and history for input())
