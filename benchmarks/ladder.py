@@ -114,8 +114,8 @@ def report(path: Path, fmt: str = "text") -> str:
     if fmt == "rst":
         widths = [max(len(r[i]) for r in [head, *table]) for i in range(len(head))]
         rule = "  ".join("=" * w for w in widths)
-        lines = [rule, "  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)), rule]
-        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in table]
+        lines = [rule, "  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip(), rule]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table]
         lines.append(rule)
     else:
         widths = [max(len(r[i]) for r in [head, *table]) for i in range(len(head))]

@@ -44,15 +44,17 @@ class RandomAgent:
 class GreedyAgent:
     """Tries each option on a sample of the game (what its seat knows, dealt again where it cannot see), plays
     on at random to the end of its turn (at most `horizon` more decisions of its own), and keeps the option
-    that leaves it best placed by the rules' scoring, counted then (evaluation.py). Ties go to the agent's
-    seeded generator. `horizon=0` judges the position right after the option."""
+    that leaves it best placed by the rules' scoring, counted then (evaluation.py), as a lead over the best
+    other seat. Ties go to the agent's seeded generator. `horizon=0` judges the position right after the
+    option; `worth=True` counts what the pack declares unscored things are worth, as the search agent does."""
 
     name = "greedy"
 
-    def __init__(self, seed: int = 0, max_options: int = 12, horizon: int = 8) -> None:
+    def __init__(self, seed: int = 0, max_options: int = 12, horizon: int = 8, worth: bool = False) -> None:
         self.rng = random.Random(seed)
         self.max_options = max_options
         self.horizon = horizon
+        self.worth = worth  # count the pack's declared worth too (the search agent does; greedy by default not)
 
     def choose(self, view: Any, decision: Decision) -> int:
         obs = observe(view, decision)
@@ -71,7 +73,7 @@ class GreedyAgent:
                 play_on(trial, obs.seat, self.rng, self.horizon)
             else:
                 trial.advance(limit_decisions=0)
-            value = values(trial, in_place=True)[obs.seat]
+            value = values(trial, in_place=True, declared=self.worth)[obs.seat]
             if best_value is None or value > best_value:
                 best, best_value = [i], value
             elif value == best_value:

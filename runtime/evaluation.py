@@ -6,8 +6,8 @@ declares points still to come are worth (rules.yaml statistics.worth: production
 cards in hand), since a judge that counts only points scored prefers a point now to an engine.
 `margins` gives each seat's lead in points over the best other seat (a finished game adds WIN for
 its winners); `values` squashes a lead into [0, 1] (the win share at the end of a game, ties
-sharing) so that a lead of a few points matters and a lead of a hundred does not swamp everything
-else. Nothing here knows a game.
+sharing; the declared worth left out on request) so that a lead of a few points matters and a lead
+of a hundred does not swamp everything else. Nothing here knows a game.
 """
 
 from __future__ import annotations
@@ -83,11 +83,13 @@ def margins(game: Game, in_place: bool = False) -> list[float]:
     return out
 
 
-def values(game: Game, in_place: bool = False) -> list[float]:
+def values(game: Game, in_place: bool = False, declared: bool = True) -> list[float]:
     """Per seat, how well it stands in [0, 1]: its win share when the game is over, else its squashed lead."""
     if game.phase == "done":
         r = game.result()
         share = 1 / len(r.winners) if r.winners else 0.0
         return [share if s in r.winners else 0.0 for s in range(game.state.seats)]
-    scores = worth(game, score_now(game, in_place))
+    scores = score_now(game, in_place)
+    if declared:
+        scores = worth(game, scores)
     return [margin_value(scores, s) for s in range(len(scores))]

@@ -68,3 +68,10 @@ def test_iterations_grow_with_the_options(compiled):
     obs = game.observe(d.seat)
     agent.choose(obs, obs.decision)
     assert agent.spent >= len(d.options)
+
+
+def test_looking_two_turns_ahead_plays_deterministically(compiled):
+    """turns=2: an iteration goes on over the other seats' turn (played at random) to the end of the seat's next."""
+    p = compiled("birdscaping")
+    runs = [opening(p, 9, [SearchAgent(4, iterations=6, turns=2), GreedyAgent(5)]) for _ in range(2)]
+    assert runs[0].log_lines() == runs[1].log_lines() and runs[0].agents[0].spent > 0
