@@ -26,7 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memory-games", type=int, default=None, help="games for the memory figure (default 1000)")
     ap.add_argument("--scale-games", type=int, default=None, help="games for the --jobs 2 figure (default 200)")
     ap.add_argument("--skip", action="append", default=[], metavar="SECTION",
-                    choices=["compile", "abilities", "games", "clone", "search", "memory", "scale", "site", "lsp"],
+                    choices=["startup", "compile", "hostile", "abilities", "games", "clone", "search", "memory",
+                             "scale", "site", "lsp"],
                     help="leave a section out (may be given more than once)")
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON to FILE")
     args = ap.parse_args(argv)
@@ -45,8 +46,16 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     print(f"cardsmith benchmarks: Python {platform.python_version()}, {os.cpu_count()} CPU(s), "
           f"load average {_load()}", file=sys.stderr)
+    if "startup" not in args.skip:
+        from .startup import startup_rows
+
+        startup_rows(table, repeat)
     if "compile" not in args.skip:
         sections.compile_rows(table, repeat)
+    if "hostile" not in args.skip:
+        from .hostile import hostile_rows
+
+        hostile_rows(table, repeat)
     if "abilities" not in args.skip:
         sections.ability_rows(table, runs=60 if args.quick else 200, repeat=repeat + 2)
     if "games" not in args.skip:

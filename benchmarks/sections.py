@@ -76,7 +76,12 @@ def compile_rows(table: Table, repeat: int) -> None:
         base[pid] = _best(lambda pid=pid: load(pid), repeat)
         cold[pid] = _best(lambda folder=folder: compile_pack(str(folder), Diagnostics(), cache=False), repeat)
         compile_pack(str(folder), Diagnostics(), cache=True)  # store the entry
-        warm[pid] = _best(lambda folder=folder: compile_pack(str(folder), Diagnostics(), cache=True), repeat)
+
+        def hit(folder=folder):
+            disk.reset_fingerprint()  # a fresh process hashes the compiler's own source: so does each repeat
+            disk.compile_cached(str(folder), Diagnostics())
+
+        warm[pid] = _best(hit, repeat)
     n = sum(cards.values())
     tb, tc, tw = sum(base.values()), sum(cold.values()), sum(warm.values())
     skipped = f"; not compiling, left out: {', '.join(f'{p} ({e})' for p, e in bad.items())}" if bad else ""
@@ -89,7 +94,12 @@ def compile_rows(table: Table, repeat: int) -> None:
                   f"{cards[pid] / base[pid]:,.0f} cards/s", cold[pid] / base[pid], "")
     table.add(f"warm compile (cache hit), {len(packs)} packs", f"{n / tw:,.0f} cards/s ({tw * 1000:.1f} ms)",
               f"{n / tb:,.0f} cards/s ({tb * 1000:.0f} ms)", tw / tb, "<= 0.5",
-              note="hashing every source file and the compiler, then unpickling the compiled pack")
+              note="hashing every source file and the compiler's own source (again at every repeat), checking the "
+                   "entry's signature, then unpickling the compiled pack")
+    from .startup import fresh_compile_rows
+
+    files = sorted({str(f) for folder in packs.values() for _, f in disk.source_files(folder)})
+    fresh_compile_rows(table, packs, files, max(1, repeat // 2))
 
 
 # ------------------------------------------------------------------ abilities

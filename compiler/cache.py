@@ -207,16 +207,8 @@ def entry_path(key: str) -> Path:
 def load(key: str) -> tuple[CompiledPack, list[Diagnostic], int] | None:
     """The cached pack, its warnings and its card count; None on a miss, an unreadable entry or one whose
     signature does not check (which is never unpickled)."""
-    secret = signing_key()
-    if secret is None:
-        return None
-    try:
-        data = read_input(entry_path(key), MAX_ENTRY_BYTES)
-    except InputError:
-        return None
-    head = len(MAGIC)
-    mac, payload = data[head:head + 32], data[head + 32:]
-    if data[:head] != MAGIC or not hmac.compare_digest(mac, _sign(secret, key, payload)):
+    payload = read_signed(entry_path(key), key)
+    if payload is None:
         return None
     try:
         entry = pickle.loads(payload)
@@ -227,27 +219,47 @@ def load(key: str) -> tuple[CompiledPack, list[Diagnostic], int] | None:
         return None
 
 
+def store(key: str, pack: CompiledPack, diagnostics: list[Diagnostic], cards_compiled: int) -> bool:
+    """Write a signed entry atomically; False (and nothing written) when the cache folder is not writable
+    or there is no signing key."""
+    entry = {"entry": ENTRY_VERSION, "key": key, "pack": pack, "diagnostics": list(diagnostics),
+             "cards_compiled": cards_compiled}
+    return write_signed(entry_path(key), key, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
+
+
 def _sign(secret: bytes, key: str, payload: bytes) -> bytes:
     return hmac.new(secret, key.encode() + b"\0" + payload, hashlib.sha256).digest()
 
 
-def store(key: str, pack: CompiledPack, diagnostics: list[Diagnostic], cards_compiled: int) -> bool:
-    """Write a signed entry atomically; False (and nothing written) when the cache folder is not writable
-    or there is no signing key."""
+def read_signed(path: Path, key: str, limit: int = MAX_ENTRY_BYTES) -> bytes | None:
+    """The payload of a file `write_signed` wrote for `key`, or None when it is missing, unreadable or its
+    signature does not check (then it must not be unpickled)."""
+    secret = signing_key()
+    if secret is None:
+        return None
+    try:
+        data = read_input(path, limit)
+    except InputError:
+        return None
+    head = len(MAGIC)
+    mac, payload = data[head:head + 32], data[head + 32:]
+    if data[:head] != MAGIC or not hmac.compare_digest(mac, _sign(secret, key, payload)):
+        return None
+    return payload
+
+
+def write_signed(path: Path, key: str, payload: bytes) -> bool:
+    """Write `payload` signed for `key`, atomically; False (nothing written) without a key or a writable folder."""
     secret = signing_key()
     if secret is None:
         return False
-    target = entry_path(key)
-    entry = {"entry": ENTRY_VERSION, "key": key, "pack": pack, "diagnostics": list(diagnostics),
-             "cards_compiled": cards_compiled}
-    payload = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
     tmp = None
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}-", suffix=".tmp", dir=target.parent)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:16]}-", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as fh:
             fh.write(MAGIC + _sign(secret, key, payload) + payload)
-        os.replace(tmp, target)
+        os.replace(tmp, path)
         return True
     except OSError:
         if tmp is not None:

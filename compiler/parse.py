@@ -24,33 +24,53 @@ Locate = Callable[[int, int], Span]
 @cache
 def parser() -> Lark:
     text = GRAMMAR_PATH.read_text(encoding="utf-8")
-    return Lark(
-        text,
-        parser="lalr",
-        start=["program", "expression", "signature"],
-        propagate_positions=True,
-        maybe_placeholders=False,
-        cache=_tables_file(text),
-    )
+    tables = _tables(text)
+    if tables is not None:
+        return tables
+    p = Lark(text, parser="lalr", start=["program", "expression", "signature"], propagate_positions=True,
+             maybe_placeholders=False)
+    _keep_tables(text, p)
+    return p
 
 
-def _tables_file(grammar: str) -> str | bool:
-    """Where Lark keeps the grammar's LALR tables between processes (in the compile cache folder):
-    loading them takes a tenth of the time of building them. Lark checks the grammar, its options
-    and its own version against the file and builds the tables again on any difference."""
+def _tables_key(grammar: str) -> str:
     import hashlib
 
     import lark
 
-    from .cache import cache_dir
+    return hashlib.sha256(f"effect tables\0{lark.__version__}\0{grammar}".encode()).hexdigest()
 
-    folder = cache_dir() / "lark"
+
+def _tables(grammar: str) -> Lark | None:
+    """The grammar's LALR tables as built by an earlier process, kept in the compile cache folder (loading them
+    takes a tenth of the time of building them). Lark keeps them as a pickle, which can run code when read, so
+    the file is signed like a cache entry (compiler/cache.py) and read only when its signature checks."""
+    import io
+
+    from .cache import cache_dir, read_signed
+
+    key = _tables_key(grammar)
+    payload = read_signed(cache_dir() / "lark" / f"effect-{key[:24]}.tables", key)
+    if payload is None:
+        return None
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return False
-    digest = hashlib.sha256(f"{lark.__version__}\0{grammar}".encode()).hexdigest()[:24]
-    return str(folder / f"effect-{digest}.tables")
+        return Lark.load(io.BytesIO(payload))
+    except Exception:  # signed by us, but from another Lark: built again
+        return None
+
+
+def _keep_tables(grammar: str, p: Lark) -> None:
+    import io
+
+    from .cache import cache_dir, write_signed
+
+    key = _tables_key(grammar)
+    buf = io.BytesIO()
+    try:
+        p.save(buf)
+    except Exception:  # a Lark that cannot save: nothing kept
+        return
+    write_signed(cache_dir() / "lark" / f"effect-{key[:24]}.tables", key, buf.getvalue())
 
 
 @cache

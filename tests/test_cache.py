@@ -267,3 +267,27 @@ def test_the_key_lives_outside_the_cache_and_is_the_user_s_alone(pack, cache_hom
     monkeypatch.setattr(disk, "_key", None)
     assert disk.signing_key() is None
     assert compile_pack(pack, cache=True).ok
+
+
+def test_planted_parser_tables_are_never_unpickled(tmp_path, monkeypatch):
+    """Lark keeps the grammar's tables as a pickle in the cache folder: a file planted there (unsigned) is not
+    loaded; the tables are built again and kept signed."""
+    import pickle
+    import subprocess
+    import sys
+
+    from cardsmith.compiler import parse
+
+    text = parse.GRAMMAR_PATH.read_text(encoding="utf-8")
+    key = parse._tables_key(text)
+    tables = tmp_path / "cache" / "lark" / f"effect-{key[:24]}.tables"
+    tables.parent.mkdir(parents=True)
+    marker = tmp_path / "marker"
+    tables.write_bytes(disk.MAGIC + b"\0" * 32 + pickle.dumps(_Planted(str(marker))))
+    env = {"CARDSMITH_CACHE": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "PATH": "/usr/bin:/bin"}
+    code = "from cardsmith.compiler import parse; print(len(parse.keywords()))"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert run.returncode == 0 and int(run.stdout) > 10, run.stderr
+    assert not marker.exists(), "the planted pickle ran"
+    assert tables.read_bytes().startswith(disk.MAGIC) and b"_Planted" not in tables.read_bytes()
