@@ -42,7 +42,7 @@ _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a pipe"), (stat.S_ISCHR, 
 def kind_of(mode: int) -> str:
     """What a file of this mode is, in words ('a regular file', 'a pipe', ...)."""
     return next((word for test, word in _KINDS if test(mode)), "a regular file" if stat.S_ISREG(mode) else
-                "a special file")
+                "not a regular file")
 
 
 def read_input(path: str | os.PathLike, limit: int, follow: bool = False) -> bytes:

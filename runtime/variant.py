@@ -30,7 +30,8 @@ def parse_change(pack: CompiledPack, spec: str) -> tuple[str, str, str | None, o
     """(card id, field, name or None, value) of one change, checked against the pack."""
     target, eq, raw = spec.partition("=")
     if not eq:
-        raise VariantError(f"'{spec}' should look like CARD.stats.NAME=VALUE (e.g. mossback-oak.stats.cost=4)")
+        example = f"{pack.cards[0].id}.stats.{next(iter(pack.stats), 'cost')}=4" if pack.cards else "CARD.stats.cost=4"
+        raise VariantError(f"'{spec}' should look like CARD.stats.NAME=VALUE (e.g. {example})")
     parts = target.strip().split(".")
     card_id = parts[0]
     ids = [c.id for c in pack.cards]

@@ -45,6 +45,6 @@ def test_a_clone_hashes_its_own_events(compiled):
     copy = game.clone()
     for g in (copy, game):
         for _ in range(10):
-            d = g.advance()
+            g.advance()
             g.decide(0)
     assert copy.log_hash() == hash_of_lines(copy) and game.log_hash() == hash_of_lines(game)

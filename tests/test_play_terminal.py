@@ -73,8 +73,11 @@ def test_a_short_game_played_to_the_end_answering_1():
     assert "   1. " in r.output
     result = _result_block(r.output)
     assert _totals(r.output) == {"seat 1 (you)": game.totals()[0]}
-    # Solo Earth has no seat to beat: the result reports Gaia's VP through the rules' tie-breaker.
-    assert f"tie-breaker 1 [Gaia's VP]: {game.result().tiebreaks[0][0]}" in result
+    # Solo Earth is played against Gaia, an automa seat that scores (seed 000, ソロモード / ガイアの得点):
+    # the result lists Gaia's total beside the person's and names the winner of the two.
+    res = game.result()
+    assert re.search(rf"^  Gaia +{res.totals[1]}\b", result, re.M)
+    assert f"winner: {'Gaia' if res.winners == [1] else 'seat 1 (you)'}" in result
 
 
 def test_bots_play_the_seats_they_are_given_and_the_winner_is_named(earth):

@@ -92,6 +92,9 @@ class Viewer:
 
     # ------------------------------------------------------------------ names
     def seat_name(self, s: int) -> str:
+        if s >= len(self.agents):  # an automa seat plays after the players, by the rules alone
+            automa = self.pack.automa[s - len(self.agents)]
+            return automa.get("names", {}).get("en") or automa.get("name") or self.name_of(automa["id"])
         return f"seat {s + 1} (you)" if s == self.seat else f"seat {s + 1} ({self.agents[s]})"
 
     def zone_name(self, zone: str) -> str:
@@ -386,13 +389,14 @@ class Viewer:
                     f"{r.turns} turns, {r.decisions} decisions ==", bold=True)]
         if r.capped:
             lines.append(f"  (stopped at the cap of {game.max_decisions} decisions and scored where it stood)")
-        width = max(len(self.seat_name(s)) for s in range(r.players))
-        for s in range(r.players):
+        seats = range(len(r.totals))  # the players, then any automa seats
+        width = max(len(self.seat_name(s)) for s in seats)
+        for s in seats:
             steps = ", ".join(f"{k} {v}" for k, v in r.steps[s].items() if v)
             row = f"  {self.seat_name(s):<{width}}  {r.totals[s]:>4}" + (f"   ({steps})" if steps else "")
             lines += self._wrap(row, indent=" " * (width + 10))
-        if r.players == 1:
-            # No seat to beat: a solo pack reports its rival (Gaia, an AI) through its tie-breakers.
+        if len(r.totals) == 1:
+            # No seat to beat: the rules report how the player did through their tie-breakers.
             for i, value in enumerate(r.tiebreaks[0] if r.tiebreaks else []):
                 what = tiebreaker_text(i) if tiebreaker_text else None
                 lines.append(f"  tie-breaker {i + 1}" + (f" [{what}]" if what else "") + f": {value}")
@@ -402,7 +406,7 @@ class Viewer:
             lines.append(st("a solo game: compare your total with what the rules report above", bold=True))
             return "\n".join(lines)
         top = max(r.totals)
-        tied = [s for s in range(r.players) if r.totals[s] == top]
+        tied = [s for s in range(len(r.totals)) if r.totals[s] == top]
         if len(tied) > 1 and r.tiebreaks:
             lines.append(self._tiebreak(r.tiebreaks, tied, top, tiebreaker_text))
         names = " and ".join(self.seat_name(w) for w in r.winners)
