@@ -69,12 +69,15 @@ class CardDef:
     modifiers: list[ModifierDef] = field(default_factory=list)
     # 'prevent ...' of ongoing abilities: {"names": [...], "opponents": bool, "scope": "this" | "you"}
     prevents: list[dict] = field(default_factory=list)
+    # 'pay ... with ...' of ongoing abilities: payment sources live while the card is in play, for its owner
+    payments: list[dict] = field(default_factory=list)
     back: str | None = None  # the id of the other side of a double-sided card
     is_back: bool = False
     pack: str = ""
 
     def to_json(self) -> dict:
-        d = {k: v for k, v in asdict(self).items() if k not in ("abilities", "checks", "conditions", "triggers")}
+        d = {k: v for k, v in asdict(self).items() if k not in ("abilities", "checks", "conditions", "triggers")
+             and (k != "payments" or v)}  # a card without payment sources reads as it always did
         d["abilities"] = {k: c.to_json() for k, c in self.abilities.items()}
         d["checks"] = {k: c.to_json() for k, c in self.checks.items()}
         d["conditions"] = {k: c.to_json() for k, c in self.conditions.items()}
@@ -123,6 +126,10 @@ class CompiledPack:
     names: dict[str, Any] = field(default_factory=dict)
     # {"length": shared counter measuring game length, "played-types": card types counted as played}
     statistics: dict[str, Any] = field(default_factory=dict)
+    # payment sources of rules.yaml: {currency, counter | query, rate, target, spend, text}
+    payments: list[dict] = field(default_factory=list)
+    # effects that may be done in part: {effect, whose?, names?}
+    may_fall_short: list[dict] = field(default_factory=list)
     format: int = BYTECODE_VERSION
 
     def card(self, card_id: str) -> CardDef | None:
@@ -172,6 +179,9 @@ class CompiledPack:
             "piece_when_full": {k: v.to_json() for k, v in self.piece_when_full.items()},
             "spans": [[s.file, s.line, s.col] for s in self.spans],
             "names": self.names, "statistics": self.statistics,
+            # only when declared: a pack without them reads as it always did
+            **({"payments": self.payments} if self.payments else {}),
+            **({"may_fall_short": self.may_fall_short} if self.may_fall_short else {}),
         }
 
     @staticmethod
@@ -191,7 +201,8 @@ class CompiledPack:
             zone_on_empty={k: Code.from_json(v) for k, v in d["zone_on_empty"].items()},
             piece_when_full={k: Code.from_json(v) for k, v in d["piece_when_full"].items()},
             spans=[Span(f, ln, c) for f, ln, c in d["spans"]], names=d.get("names", {}),
-            statistics=d.get("statistics", {}),
+            statistics=d.get("statistics", {}), payments=d.get("payments", []),
+            may_fall_short=d.get("may_fall_short", []),
         )
 
 
@@ -208,7 +219,7 @@ def validate_code(code: Code) -> list[str]:
             problems.append(f"{code.name}[{i}]: {op.name} takes {len(op.operands)} operands, got {len(ins) - 1}")
             continue
         if op.name in ("JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN", "NEXT_CARD", "NEXT_PLAYER",
-                       "NEXT_ACTIVATION") and not 0 <= ins[1] <= n:
+                       "NEXT_ACTIVATION", "NEXT_PART") and not 0 <= ins[1] <= n:
             problems.append(f"{code.name}[{i}]: jump target {ins[1]} out of range")
         if op.name == "SWITCH" and not all(0 <= t <= n for t in ins[1]):
             problems.append(f"{code.name}[{i}]: switch target out of range")

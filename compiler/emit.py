@@ -76,7 +76,7 @@ class Emitter:
     # ------------------------------------------------------------ statements
     def stmts(self, body) -> None:
         for s in body:
-            if isinstance(s, A.Trigger | A.Modify | A.Prevent):
+            if isinstance(s, A.Trigger | A.Modify | A.Prevent | A.PaySource):
                 continue  # collected by the pipeline as live abilities, not run in sequence
             self.at(s)
             getattr(self, f"s_{type(s).__name__}")(s)
@@ -146,6 +146,37 @@ class Emitter:
     def s_Reveal(self, s: A.Reveal) -> None:
         self.amount(s.amount, None)
         self.op("REVEAL", self.source(s.source))
+
+    def s_InAnyOrder(self, s: A.InAnyOrder) -> None:
+        # ORDER leaves the chosen order as an iterator; NEXT_PART hands out the parts one by one.
+        self.op("ORDER", [text(p) for p in s.parts])
+        loop = self.op("NEXT_PART", None)
+        sw = self.op("SWITCH", [])
+        targets = []
+        for part in s.parts:
+            targets.append(self.here())
+            self.stmts((part,))
+            self.op("JUMP", loop)
+        self.patch(loop)
+        self.code.ops[sw][1] = targets
+
+    def payment(self, s: A.PaySource) -> dict:
+        """A payment source as the VM reads it (pack.payments, or a card's live payments)."""
+        saved = (self.code, self.span)
+        out: dict = {"currency": s.currency, "text": text(s)}
+        if s.counter is not None:
+            out["counter"] = s.counter
+        else:
+            out["query"] = self.query(s.query)
+        if s.rate is not None:
+            out["rate"] = _const(s.rate, self.voc) if is_const(s.rate, self.voc) else \
+                self.expression(f"rate of {text(s)}", s.rate).to_json()
+        if s.target is not None:
+            out["target"] = [self.filter(f) for f in s.target]
+        if s.spend:
+            out["spend"] = self.program(f"spend: {text(s)}", s.spend).to_json()
+        self.code, self.span = saved
+        return out
 
     def s_ChooseX(self, s: A.ChooseX) -> None:
         self.expr(s.low)
@@ -270,7 +301,7 @@ class Emitter:
         for item in _flatten_cost(cost):
             if isinstance(item, A.Pay):
                 for amount, res in item.items:
-                    if isinstance(amount.value, A.VarX):
+                    if isinstance(amount.value, A.VarX) and res in self.voc.resources:
                         self.op("COUNTER", res)
                         return
         self.op("PUSH", 20)
@@ -296,6 +327,10 @@ class Emitter:
             self.patch(no)
             self.op("PUSH", False)
             self.patch(done)
+            return
+        if isinstance(cost, A.Pay) and self.sourced(cost):
+            self.pay_operands(cost)
+            self.op("CAN_PAY", [res for _, res in cost.items], cost.for_card is not None)
             return
         if isinstance(cost, A.Pay | A.Lose):
             items = cost.items if isinstance(cost, A.Pay) else ((cost.amount, cost.resource),)
@@ -332,12 +367,27 @@ class Emitter:
             self.pay(cost.body)
             return
         self.at(cost)
+        if isinstance(cost, A.Pay) and self.sourced(cost):
+            self.pay_operands(cost)
+            self.op("PAY", [res for _, res in cost.items], cost.for_card is not None)
+            return
         if isinstance(cost, A.Pay):
             for amount, res in cost.items:
                 self.amount(amount, res)
                 self.op("LOSE", res)
             return
         self.stmts((cost,))
+
+    def sourced(self, p: A.Pay) -> bool:
+        """Whether some payment source of the pack pays a currency of `p`: else it compiles to HAS and LOSE,
+        as it always did."""
+        return any(res in self.voc.currencies for _, res in p.items)
+
+    def pay_operands(self, p: A.Pay) -> None:
+        for amount, res in p.items:
+            self.amount(amount, res)
+        if p.for_card is not None:
+            self.expr(p.for_card)
 
     def target_operand(self, target):
         if isinstance(target, A.EachOf | A.AnyOf):
@@ -381,11 +431,18 @@ class Emitter:
             self.expr(s.value)
             loop = self.op("COUNTDOWN", None)
             if s.kind == "up_to":
+                # Another round is offered only when its leading cost can be paid (a leading 'if' is not a
+                # guard here: the player may still be asked, and the round then does nothing).
+                guarded = self.guard(s.body, conditions=False)
+                if guarded:
+                    unable = self.op("JUMP_IF_NOT", None)
                 self.op("MAY", f"again: {text(s.body)}")
                 stop = self.op("JUMP_IF_NOT", None)
                 self.stmts(s.body)
                 self.op("JUMP", loop)
                 self.patch(stop)
+                if guarded:
+                    self.patch(unable)
                 self.op("POP")
             else:
                 self.stmts(s.body)
@@ -403,16 +460,7 @@ class Emitter:
         # Each option's guard: an option that starts with 'if' or with a cost is offered only when it
         # could happen now.
         for opt in s.options:
-            first = opt[0] if opt else None
-            while isinstance(first, A.Group) and first.body:  # a macro's body guards like written-out text
-                first = first.body[0]
-            if isinstance(first, A.If) and not first.otherwise:
-                self.expr(first.cond)
-                self.op("BOOL")
-            elif isinstance(first, A.Costed) and not isinstance(first.cost, A.Reveal | A.May) \
-                    and not _uses_x(first.cost):
-                self.check(first.cost)
-            else:
+            if not self.guard(opt):
                 self.op("PUSH", True)
         self.op("CHOOSE", [text(o) for o in s.options])
         sw = self.op("SWITCH", [])
@@ -425,6 +473,21 @@ class Emitter:
         self.code.ops[sw][1] = [*targets, self.here()]  # the last target: no option could happen
         for e in ends:
             self.patch(e)
+
+    def guard(self, body: tuple, conditions: bool = True) -> bool:
+        """Push whether `body` could happen now, when it starts with an 'if' (no else; unless `conditions` is
+        False) or a cost: False (and nothing pushed) for a body that always can."""
+        first = body[0] if body else None
+        while isinstance(first, A.Group) and first.body:  # a macro's body guards like written-out text
+            first = first.body[0]
+        if conditions and isinstance(first, A.If) and not first.otherwise:
+            self.expr(first.cond)
+            self.op("BOOL")
+            return True
+        if isinstance(first, A.Costed) and not isinstance(first.cost, A.Reveal | A.May) and not _uses_x(first.cost):
+            self.check(first.cost)
+            return True
+        return False
 
     def s_ChooseCard(self, s: A.ChooseCard) -> None:
         self.op("CHOOSE_CARD", self.query(s.query), False)
@@ -603,6 +666,22 @@ class Emitter:
             else:  # one card (it, this): counted from the stack
                 self.expr(e.args[0])
                 self.op("OCCURRENCES", {"card_on_stack": True}, t.trait, list(t.values))
+
+    def e_Can(self, e: A.Can) -> None:
+        st = e.stmt
+        if isinstance(st, A.Pay):
+            self.check(st)
+            return
+        if isinstance(st, A.ActivateCopy):
+            self.expr(st.target)
+            self.op("CAN_ACTIVATE", st.timing)
+            return
+        # Any other statement: the VM reads its guards (leading conditions and costs) from the bytecode and
+        # tries the rest on a copy of the game.
+        saved = (self.code, self.span)
+        code = self.program(f"can {text(st)}", (st,)).to_json()
+        self.code, self.span = saved
+        self.op("CAN_PERFORM", code)
 
     def e_CardIs(self, e: A.CardIs) -> None:
         self.expr(e.ref)

@@ -19,8 +19,9 @@ sys.path.insert(0, str(HERE / "_ext"))
 
 from cardsmith import __version__  # noqa: E402
 from cardsmith.bytecode.opcodes import BYTECODE_VERSION  # noqa: E402
-from cardsmith.compiler import expand, packs, vocab, yamlsrc  # noqa: E402
+from cardsmith.compiler import check, expand, packs, vocab, yamlsrc  # noqa: E402
 from cardsmith.runtime import game, vm  # noqa: E402
+from cardsmith.runtime.vm import ops_payments, trial  # noqa: E402
 
 project = "cardsmith"
 author = "the cardsmith authors"
@@ -62,6 +63,9 @@ _numbers = {
     "max-nodes": f"{yamlsrc.MAX_NODES:,}",
     "max-depth": yamlsrc.MAX_DEPTH,
     "max-decisions": f"{game.DEFAULT_MAX_DECISIONS:,}",
+    "max-payment-states": f"{ops_payments.MAX_STATES:,}",
+    "max-trial-runs": trial.MAX_BRANCHES,
+    "max-order-parts": check.MAX_ORDER_PARTS,
 }
 
 def _words(names) -> str:

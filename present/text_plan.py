@@ -178,7 +178,7 @@ class Planner:
     def is_bool(self, e) -> bool:
         if isinstance(e, A.BinOp):
             return e.op in COMPARISONS or e.op in ("and", "or")
-        if isinstance(e, A.Not | A.Bool | A.CardIs):
+        if isinstance(e, A.Not | A.Bool | A.CardIs | A.Can):
             return True
         if isinstance(e, A.Attr):
             return self.lex.timing_kind(e.name) == "condition" or e.name == "requires"
@@ -286,7 +286,23 @@ class Planner:
 
     def s_Pay(self, s: A.Pay) -> Clause:
         items = [self.amount(a, self.word(r, "resources"), self.lex.is_resource(r)) for a, r in s.items]
-        return self.clause(P("pay" + (".one" if len(items) == 1 else ""), items=items))
+        key = "pay" + (".one" if len(items) == 1 else "")
+        if s.for_card is not None:  # 'pay 3 coin for it': the sources for such a card apply
+            return self.clause(P("pay.for", items=items, card=self.card_ref(s.for_card)))
+        return self.clause(P(key, items=items))
+
+    def s_PaySource(self, s: A.PaySource) -> Clause:
+        rate = P("pay-rate", value=self.number(s.rate)) if s.rate is not None else None
+        target = P("pay-target", card=P("card-noun.one", **self.filter_parts(s.target))) if s.target else None
+        currency = Word(s.currency, "resources")
+        if s.counter is not None:
+            return self.clause(P("pay-source.counter", counter=Word(s.counter, "resources", True), currency=currency,
+                                 rate=rate, target=target), False)
+        return self.clause(P("pay-source.cards", cards=self.query(s.query), currency=currency, rate=rate,
+                             target=target, spend=self.body(s.spend or ())), False)
+
+    def s_InAnyOrder(self, s: A.InAnyOrder) -> Clause:
+        return self.clause(P("in-any-order", body=self.body(s.parts)), False)
 
     def s_SetCounter(self, s: A.SetCounter) -> Clause:
         return self.clause(P("set", name=self.named(s.name), value=self.number(s.value)))
@@ -671,6 +687,9 @@ class Planner:
     def f_occurrences(self, args) -> Phrase:
         return P("func.occurrences", cards=self.arg(args[0]), symbol=self.arg(args[1]))
 
+    def e_Can(self, e: A.Can) -> Phrase:
+        return P("can", body=self.stmt(e.stmt))
+
     def e_CardIs(self, e: A.CardIs) -> Phrase:
         return P("card-is" + (".adjective" if self.adjectival(e.filter) else ""), card=self.card_ref(e.ref),
                  filter=self.filter(e.filter))
@@ -751,7 +770,7 @@ class Planner:
             return self.compare(e)
         if isinstance(e, A.Bool):
             return P("cond.true" if e.value else "cond.false")
-        if isinstance(e, A.Attr | A.CardIs):
+        if isinstance(e, A.Attr | A.CardIs | A.Can):
             return self.value(e)
         return P("cond.nonzero", value=self.value(e))
 

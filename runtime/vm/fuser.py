@@ -75,7 +75,7 @@ def entry_points(code: Code, pack: CompiledPack | None = None) -> set[int]:
             jumps.append((i, jump_dest(code, ins[1])))
         elif name == "SWITCH":
             jumps.extend((i, jump_dest(code, t)) for t in ins[1])
-        elif name in ("NEXT_PLAYER", "NEXT_ACTIVATION"):
+        elif name in ("NEXT_PLAYER", "NEXT_ACTIVATION", "NEXT_PART"):
             heads.add(ins[1])  # their handlers jump
         op = BY_NAME.get(name)
         if name in ("RUN_ABILITY", "EMIT", "END_GAME") or \

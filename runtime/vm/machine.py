@@ -50,6 +50,7 @@ class VM:
         self.steps = 0
         self.budget = STEP_BUDGET
         self.total_steps = 0
+        self.trial = None  # a Trial (trial.py) while this VM tries a program on a copy of the game
 
     # --- frames and running
     def push(self, code: Code | Linked, you: int, it: int | None = None, this: int | None = None,
@@ -134,6 +135,8 @@ class VM:
             return 0
         if self.sync:
             return default
+        if self.trial is not None:  # a trial answers on the spot (trial.py); a trigger's decision: the first
+            return self.trial.answer(len(options)) if f.depth == self.trial.depth else 0
         if memo is not None:
             f.memo = (f.pc, memo)
         f.pc -= 1  # run this instruction again, with the answer
@@ -230,7 +233,7 @@ class VM:
     def move(self, cid: int, zname: str, seat: int, end: str | None = None, pos: int = -1,
              face: str | None = None) -> None:
         st = self.state
-        card = st.cards[cid]
+        card = st.writable(cid)
         old = st.zones[(card.zone, card.seat)]
         if card.pos >= 0:
             old[card.pos] = None

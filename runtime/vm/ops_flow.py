@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from .machine import VM
 
 from .core import CHANGED, RETURNED, SUSPEND, Frame, owner
+from .trial import answers_that_work, region_risky
 
 
 def op_RETURN(vm: VM, f: Frame, ins) -> Any:
@@ -30,8 +31,11 @@ def op_FOR_PLAYERS(vm, f, ins):
     st = vm.state
     n = st.n
     if kind == "chosen":
-        seats = list(range(n))
-        a = vm.decide(f, "player", "choose a player", seats, lambda: [f"player {s + 1}" for s in seats])
+        seats = vm.recall(f) or _legal_players(vm, f, n)
+        if not seats:  # nobody for whom what follows can be done: nobody is chosen
+            f.stack.append([[], 0, f.you, st.active, False])
+            return None
+        a = vm.decide(f, "player", "choose a player", seats, lambda: [f"player {s + 1}" for s in seats], memo=seats)
         if a is None:
             return SUSPEND
         seats = [seats[a]]
@@ -46,6 +50,21 @@ def op_FOR_PLAYERS(vm, f, ins):
             else:
                 seats = [s for s in seats if s != f.you]
     f.stack.append([seats, 0, f.you, st.active, kind == "turns"])
+
+
+def _legal_players(vm: VM, f: Frame, n: int) -> list[int]:
+    """The players a 'choose a player' may name: those for whom every effect it governs can be done in full
+    (legal targets), found by trials when such an effect may fall short. In a trial every player is an answer
+    to explore."""
+    seats = list(range(n))
+    if vm.trial is not None:
+        return seats
+    code = f.lc.code
+    nxt = code.ops[f.pc]  # NEXT_PLAYER: its target is the end of the scope
+    if not region_risky(vm.linker, code, f.pc + 1, nxt[1]):
+        return seats
+    good = answers_that_work(vm, f, n, nxt[1])
+    return [seats[i] for i in good]
 
 
 def op_NEXT_PLAYER(vm, f, ins):
@@ -64,6 +83,16 @@ def op_NEXT_PLAYER(vm, f, ins):
         f.you = it[2]
         if it[4]:
             vm.state.active = it[3]
+        f.pc = ins[1]
+
+
+def op_NEXT_PART(vm, f, ins):
+    it = f.stack[-1]
+    if it[1] < len(it[0]):
+        f.stack.append(it[0][it[1]])
+        it[1] += 1
+    else:
+        f.stack.pop()
         f.pc = ins[1]
 
 
