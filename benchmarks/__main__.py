@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memory-games", type=int, default=None, help="games for the memory figure (default 1000)")
     ap.add_argument("--scale-games", type=int, default=None, help="games for the --jobs 2 figure (default 200)")
     ap.add_argument("--skip", action="append", default=[], metavar="SECTION",
-                    choices=["compile", "abilities", "games", "clone", "memory", "scale"],
+                    choices=["compile", "abilities", "games", "clone", "memory", "scale", "site", "lsp"],
                     help="leave a section out (may be given more than once)")
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON to FILE")
     args = ap.parse_args(argv)
@@ -57,6 +57,14 @@ def main(argv: list[str] | None = None) -> int:
         sections.memory_rows(table, memory_games)
     if "scale" not in args.skip:
         sections.scale_rows(table, scale_games, repeats=1 if args.quick else 3)
+    if "lsp" not in args.skip:
+        from .editor import lsp_rows
+
+        lsp_rows(table, keystrokes=5 if args.quick else 40)
+    if "site" not in args.skip:
+        from .site import site_rows
+
+        site_rows(table, repeat)
     print(table.render())
     print(f"\n{time.perf_counter() - t0:.0f} s in all; load average at the end {_load()} "
           f"(other processes on the machine slow every figure down, ratios less so).")

@@ -6,9 +6,9 @@ instruction once; the VM, the disassembler, the validator and the docs derive fr
 package imports neither the compiler nor the runtime.
 """
 
-from .compiled import CardDef, Code, CompiledPack, ModifierDef, TriggerDef, validate_code
+from .compiled import CardDef, ClaimDef, Code, CompiledPack, ModifierDef, TriggerDef, validate_code
 from .opcodes import BY_NAME, BYTECODE_VERSION, OPS, Op
 from .spans import NO_SPAN, Span
 
-__all__ = ["BYTECODE_VERSION", "BY_NAME", "NO_SPAN", "OPS", "CardDef", "Code", "CompiledPack", "ModifierDef", "Op",
-           "Span", "TriggerDef", "validate_code"]
+__all__ = ["BYTECODE_VERSION", "BY_NAME", "NO_SPAN", "OPS", "CardDef", "ClaimDef", "Code", "CompiledPack",
+           "ModifierDef", "Op", "Span", "TriggerDef", "validate_code"]

@@ -44,6 +44,25 @@ class TriggerDef:
 
 
 @dataclass
+class ClaimDef:
+    """`as soon as COND [for each QUERY]: BODY`: checked whenever something it reads changes; runs once per
+    player (and card of the query) the moment the condition holds. `players` orders ties: [kind, start]
+    of a player loop (rules-level claims), or None for a card's own (its owner only)."""
+
+    cond: Code
+    query: dict | None
+    code: Code
+    players: list | None = None
+
+    def to_json(self) -> dict:
+        return {"cond": self.cond.to_json(), "query": self.query, "code": self.code.to_json(), "players": self.players}
+
+    @staticmethod
+    def from_json(d: dict) -> ClaimDef:
+        return ClaimDef(Code.from_json(d["cond"]), d["query"], Code.from_json(d["code"]), d.get("players"))
+
+
+@dataclass
 class ModifierDef:
     stat: str
     query: dict
@@ -69,6 +88,7 @@ class CardDef:
     modifiers: list[ModifierDef] = field(default_factory=list)
     # 'prevent ...' of ongoing abilities: {"names": [...], "opponents": bool, "scope": "this" | "you"}
     prevents: list[dict] = field(default_factory=list)
+    claims: list[ClaimDef] = field(default_factory=list)  # 'as soon as ...' of ongoing abilities
     # 'pay ... with ...' of ongoing abilities: payment sources live while the card is in play, for its owner
     payments: list[dict] = field(default_factory=list)
     back: str | None = None  # the id of the other side of a double-sided card
@@ -76,8 +96,10 @@ class CardDef:
     pack: str = ""
 
     def to_json(self) -> dict:
-        d = {k: v for k, v in asdict(self).items() if k not in ("abilities", "checks", "conditions", "triggers")
-             and (k != "payments" or v)}  # a card without payment sources reads as it always did
+        d = {k: v for k, v in asdict(self).items() if k not in ("abilities", "checks", "conditions", "triggers",
+                                                                 "claims")
+             and (k != "payments" or v)}  # a card without payment sources reads as it did before them
+        d["claims"] = [c.to_json() for c in self.claims]
         d["abilities"] = {k: c.to_json() for k, c in self.abilities.items()}
         d["checks"] = {k: c.to_json() for k, c in self.checks.items()}
         d["conditions"] = {k: c.to_json() for k, c in self.conditions.items()}
@@ -87,7 +109,8 @@ class CardDef:
     @staticmethod
     def from_json(d: dict) -> CardDef:
         c = CardDef(**{k: v for k, v in d.items() if k not in ("abilities", "checks", "conditions", "triggers",
-                                                                 "modifiers")})
+                                                                 "modifiers", "claims")})
+        c.claims = [ClaimDef.from_json(x) for x in d.get("claims", [])]
         c.abilities = {k: Code.from_json(v) for k, v in d["abilities"].items()}
         c.checks = {k: Code.from_json(v) for k, v in d["checks"].items()}
         c.conditions = {k: Code.from_json(v) for k, v in d["conditions"].items()}
@@ -126,6 +149,11 @@ class CompiledPack:
     names: dict[str, Any] = field(default_factory=dict)
     # {"length": shared counter measuring game length, "played-types": card types counted as played}
     statistics: dict[str, Any] = field(default_factory=dict)
+    ranking: list[Code] = field(default_factory=list)  # empty: total score, then the tiebreakers
+    automa: list[dict] = field(default_factory=list)  # [{"id", "name", "names"}]: seats after the players
+    # window name -> [{"label": text, "guard": Code | None, "code": Code}]: what 'open window NAME' offers
+    windows: dict[str, list[dict]] = field(default_factory=dict)
+    claims: list[ClaimDef] = field(default_factory=list)  # rules.yaml 'as-soon-as'
     # payment sources of rules.yaml: {currency, counter | query, rate, target, spend, text}
     payments: list[dict] = field(default_factory=list)
     # effects that may be done in part: {effect, whose?, names?}
@@ -148,6 +176,16 @@ class CompiledPack:
             yield f"scoring {step['id']}", step["code"]
         for i, code in enumerate(self.tiebreakers):
             yield f"tiebreaker {i + 1}", code
+        for i, code in enumerate(self.ranking):
+            yield f"ranking {i + 1}", code
+        for w, opts in self.windows.items():
+            for i, o in enumerate(opts):
+                yield f"window {w} {i + 1}", o["code"]
+                if o["guard"] is not None:
+                    yield f"window {w} {i + 1} guard", o["guard"]
+        for i, c in enumerate(self.claims):
+            yield f"as soon as {i + 1}", c.cond
+            yield f"as soon as {i + 1} body", c.code
         for c in self.cards:
             yield from self.card_codes(c)
 
@@ -158,6 +196,9 @@ class CompiledPack:
             yield f"{c.id} {t}", code
         for i, trig in enumerate(c.triggers):
             yield f"{c.id} trigger {i + 1} (when {trig.subject} {trig.verb})", trig.code
+        for i, claim in enumerate(c.claims):
+            yield f"{c.id} as soon as {i + 1}", claim.cond
+            yield f"{c.id} as soon as {i + 1} body", claim.code
 
     def span(self, index: int) -> Span:
         return self.spans[index] if 0 <= index < len(self.spans) else Span("<unknown>", 0, 0)
@@ -179,6 +220,10 @@ class CompiledPack:
             "piece_when_full": {k: v.to_json() for k, v in self.piece_when_full.items()},
             "spans": [[s.file, s.line, s.col] for s in self.spans],
             "names": self.names, "statistics": self.statistics,
+            "ranking": [c.to_json() for c in self.ranking], "automa": self.automa,
+            "windows": {w: [{"label": o["label"], "guard": o["guard"].to_json() if o["guard"] else None,
+                             "code": o["code"].to_json()} for o in opts] for w, opts in self.windows.items()},
+            "claims": [c.to_json() for c in self.claims],
             # only when declared: a pack without them reads as it always did
             **({"payments": self.payments} if self.payments else {}),
             **({"may_fall_short": self.may_fall_short} if self.may_fall_short else {}),
@@ -201,8 +246,12 @@ class CompiledPack:
             zone_on_empty={k: Code.from_json(v) for k, v in d["zone_on_empty"].items()},
             piece_when_full={k: Code.from_json(v) for k, v in d["piece_when_full"].items()},
             spans=[Span(f, ln, c) for f, ln, c in d["spans"]], names=d.get("names", {}),
-            statistics=d.get("statistics", {}), payments=d.get("payments", []),
-            may_fall_short=d.get("may_fall_short", []),
+            statistics=d.get("statistics", {}),
+            ranking=[Code.from_json(c) for c in d.get("ranking", [])], automa=d.get("automa", []),
+            windows={w: [{"label": o["label"], "guard": Code.from_json(o["guard"]), "code": Code.from_json(o["code"])}
+                         for o in opts] for w, opts in d.get("windows", {}).items()},
+            claims=[ClaimDef.from_json(c) for c in d.get("claims", [])],
+            payments=d.get("payments", []), may_fall_short=d.get("may_fall_short", []),
         )
 
 
@@ -218,8 +267,8 @@ def validate_code(code: Code) -> list[str]:
         if len(ins) - 1 != len(op.operands):
             problems.append(f"{code.name}[{i}]: {op.name} takes {len(op.operands)} operands, got {len(ins) - 1}")
             continue
-        if op.name in ("JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN", "NEXT_CARD", "NEXT_PLAYER",
-                       "NEXT_ACTIVATION", "NEXT_PART") and not 0 <= ins[1] <= n:
+        if op.name in ("JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN", "NEXT_CARD", "NEXT_PLAYER", "NEXT_PART") \
+                and not 0 <= ins[1] <= n:
             problems.append(f"{code.name}[{i}]: jump target {ins[1]} out of range")
         if op.name == "SWITCH" and not all(0 <= t <= n for t in ins[1]):
             problems.append(f"{code.name}[{i}]: switch target out of range")

@@ -39,6 +39,10 @@ OPS: tuple[Op, ...] = (
     Op("IT", (), "-- c", "The card 'it' refers to (loop variable, chosen or moved card, trigger card)."),
     Op("THIS", (), "-- c", "The card whose ability is running."),
     Op("X", (), "-- n", "The number X chosen for this ability.", "pay X coin: place X fruit on this"),
+    Op("LOCAL", ("name",), "-- v", "A local name's value: a number, a truth value or a card ('let', 'as NAME').",
+       "let picked = count(card in hand), gain picked coin -> LOCAL picked"),
+    Op("SET_LOCAL", ("name",), "v --", "Bind a local name for the rest of the program's group.",
+       "let picked = count(card in hand) -> SET_LOCAL picked"),
     Op("CHOOSE_X", (), "lo hi --", "The player chooses X between lo and hi.", "pay X coin", decides=True),
     Op("BIN", ("op",), "a b -- c", "Arithmetic (+ - * / % min max; / rounds down, x/0 = x%0 = 0), comparison "
        "(= != < <= > >=) or logic (and or).", "count(card in hand) >= 2 -> BIN >="),
@@ -129,6 +133,7 @@ OPS: tuple[Op, ...] = (
     Op("PASS_FIRST", ("who",), "--", "Hand the first-player marker to a player.",
        "pass first player to left neighbour"),
     Op("NPLAYERS", (), "-- n", "The number of players.", "player-count"),
+    Op("TOTAL_SCORE", (), "-- n", "The current player's score so far: the sum of every scoring step.", "total-score"),
     Op("DISTINCT", ("query",), "-- n", "How many different cards (by id) a query finds.", "distinct(card in shed)"),
     Op("OCCURRENCES", ("query", "trait", "values"), "-- n", "How many times trait values occur on the cards of "
        "a query (a card may list a value twice). With the query {card_on_stack: true} it counts on one card "
@@ -138,11 +143,12 @@ OPS: tuple[Op, ...] = (
        "in its zone (1 = top of a pile, first of a row, first cell of a board).", "column of it"),
     Op("END_GAME", (), "--", "End the game at once: every running program stops and scoring begins."),
     Op("SHUFFLE", ("zone",), "--", "Shuffle a pile with the game's seeded generator.", "shuffle stack"),
-    Op("ACTIVATION", ("timing",), "-- iter", "The current player's cards with abilities of this timing (or "
-       "of a timing that matches it), in the declared activation order; asks whether the block goes "
-       "before or after when the rules let the player choose.", "activate spring abilities", decides=True),
-    Op("NEXT_ACTIVATION", ("target",), "iter -- iter | ", "Set 'it' to the next card to activate, or drop "
-       "the iterator and jump."),
+    Op("BEGIN_ACTIVATION", ("timing",), "--", "Start an activation of the current player: from here to "
+       "END_ACTIVATION each card's activated abilities run at most once (once-per-card). What runs in "
+       "between is the pack's activation order.", "activate spring abilities"),
+    Op("END_ACTIVATION", (), "--", "End the current player's activation."),
+    Op("WINDOW", ("window",), "--", "Offer the current player the window's options that can happen now, and "
+       "'pass'; run the one chosen and offer again, until they pass.", "open window market-hours", decides=True),
     Op("RUN_ABILITY", ("timing", "optional"), "c --", "Run a card's ability of a timing, at most once per "
        "card per activation; optional ones ask first and are skipped when their cost cannot be paid.",
        "activate autumn ability of it", decides=True),

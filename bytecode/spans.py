@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .inputs import printable
+
 
 @dataclass(frozen=True, slots=True)
 class Span:
@@ -20,7 +22,7 @@ class Span:
     end_col: int | None = None
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
+        return f"{printable(self.file)}:{self.line}:{self.col}"
 
     def shifted(self, line_offset: int, col: int) -> Span:
         return Span(self.file, self.line + line_offset, col)

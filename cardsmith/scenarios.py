@@ -12,14 +12,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cardsmith.bytecode import CompiledPack
-from cardsmith.compiler.diagnostics import Diagnostic, Diagnostics, Span
-from cardsmith.compiler.packs import display_path
+from cardsmith.bytecode.inputs import InputError, printable, read_input
+from cardsmith.compiler.diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
+from cardsmith.compiler.packs import MAX_SEARCH_DEPTH, builtin_packs, display_path, has_pack, resolve_pack_ref, walk
 from cardsmith.compiler.pipeline import CompileResult, compile_pack
 from cardsmith.compiler.schema import validate
-from cardsmith.compiler.yamlsrc import YamlDoc, load_yaml_file
+from cardsmith.compiler.yamlsrc import MAX_FILE_BYTES, YamlDoc, load_yaml_file
 from cardsmith.runtime.agents import ScriptedAgent, ScriptExhausted, ScriptMismatch
 from cardsmith.runtime.game import Game
 from cardsmith.runtime.geometry import geometry
+from cardsmith.runtime.params import MAX_VALUE, param_problems
 from cardsmith.runtime.state import SHARED, Card, GameState
 from cardsmith.runtime.vm import RuntimeFault, linker_for
 
@@ -53,29 +55,63 @@ def _compiled(ref: str, diags: Diagnostics) -> CompileResult:
     return res
 
 
-def scenario_files(paths: list[Path]) -> list[Path]:
-    """Scenario files at or under the paths: YAML files whose top level has `scenarios:`."""
-    out: list[Path] = []
+MAX_SCENARIO_BYTES = MAX_FILE_BYTES  # a scenario file is read with the bound of a pack file
+
+
+@dataclass
+class Found:
+    """Scenario files at or under the paths given, and what was passed over: symbolic links and special files
+    found while searching (never read), folders that could not be read; each with why."""
+
+    files: list[Path] = field(default_factory=list)
+    named: set[Path] = field(default_factory=set)  # files named on the command line (a link there is followed)
+    refused: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def find_scenarios(paths: list[Path]) -> Found:
+    """Scenario files at or under the paths: YAML files whose top level has `scenarios:`. A folder is searched
+    without following symbolic links, and only regular files are opened (a pipe or a device never is)."""
+    out = Found()
     for p in paths:
-        files = [p] if p.is_file() else sorted(p.rglob("*.yaml"))
-        for f in files:
+        if not p.is_dir():
+            out.named.add(p)
+            candidates = [p]
+        else:
+            found = walk(p, lambda rel: rel.name.endswith(".yaml"), max_depth=MAX_SEARCH_DEPTH)
+            candidates = found.files
+            out.refused += [(link, "a symbolic link, not followed") for link in found.links
+                            if link.name.endswith(".yaml")]
+            out.refused += found.problems
+        for f in candidates:
             try:
-                head = f.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+                head = read_input(f, MAX_SCENARIO_BYTES, follow=f in out.named).decode("utf-8", errors="replace")
+            except InputError as e:
+                if f in out.named or "regular file" in e.message:
+                    out.refused.append((f, e.message))
                 continue
             if "\nscenarios:" in "\n" + head:
-                out.append(f)
+                out.files.append(f)
     return out
 
 
-def run_file(path: Path, diags: Diagnostics) -> list[Outcome]:
-    doc = load_yaml_file(path, diags, display_path(path))
+def scenario_files(paths: list[Path]) -> list[Path]:
+    """The scenario files `find_scenarios` finds."""
+    return find_scenarios(paths).files
+
+
+def run_file(path: Path, diags: Diagnostics, follow: bool = False) -> list[Outcome]:
+    doc = load_yaml_file(path, diags, display_path(path), follow=follow)
     if doc is None or not validate(doc, "scenario", diags):
         return []
     ref = doc.value["pack"]
     local = Path(os.path.normpath(path.parent / ref))  # "pack/scenarios/.." -> "pack": siblings it extends are found
-    if (local / "pack.yaml").is_file():
+    if has_pack(local):
         ref = str(local)
+    elif resolve_pack_ref(ref) is None:  # said at the file's 'pack:' line, not at a path that is not there
+        hint = did_you_mean(ref, builtin_packs())
+        diags.error("E024", f"no pack {printable(repr(ref))}: neither a folder with a pack.yaml (relative to this "
+                    "file) nor a built-in pack id", doc.span(("pack",)), hint=hint)
+        return []
     res = _compiled(ref, diags)
     if not res.ok:
         return []
@@ -98,6 +134,10 @@ def _run_one(doc: YamlDoc, path: tuple, sc: dict, res: CompileResult) -> Outcome
         out.problems = [_fmt(d) for d in new]
         return out
     n = sc.get("players", 2)
+    bad = param_problems(pack, sc.get("params"))
+    if bad:
+        out.problems = [f"{doc.span((*path, 'params'))}: {bad[0]}"]
+        return out
     try:
         state = build_state(pack, n, sc)
     except _Setup as e:
@@ -137,16 +177,16 @@ def _fmt(d: Diagnostic) -> str:
 
 def build_state(pack: CompiledPack, n: int, sc: dict) -> GameState:
     """A state holding exactly the cards the scenario names, where it puts them."""
-    st = GameState(n)
+    st = GameState(n, len(pack.automa))
     import random
 
     st.rng = random.Random(sc.get("seed", 0))
     st.params = {**pack.params, **(sc.get("params") or {})}
-    for seat in range(n):
+    for seat in range(st.seats):
         st.counters[seat] = {k: d.get("start", 0) for k, d in pack.resources.items()}
     st.globals = {k: d.get("start", 0) for k, d in pack.counters.items()}
     for zname, z in pack.zones.items():
-        seats = [SHARED] if z.get("owner", "player") == "shared" else list(range(n))
+        seats = [SHARED] if z.get("owner", "player") == "shared" else list(range(st.seats))
         for seat in seats:
             geo = geometry(z)
             st.zones[(zname, seat)] = [None] * geo.size if geo else []
@@ -159,14 +199,15 @@ def build_state(pack: CompiledPack, n: int, sc: dict) -> GameState:
     if len(players) > n:
         raise _Setup(f"the state describes {len(players)} players but the scenario has {n}", ("state", "players"))
     linker = linker_for(pack)
-    for seat, p in [*enumerate(players), (SHARED, setup.get("shared") or {})]:
-        base = ("state", "players", seat) if seat != SHARED else ("state", "shared")
+    for seat, p, base in _described_seats(pack, n, setup, "state"):
         store = st.counters[seat] if seat != SHARED else st.globals
         decls = pack.resources if seat != SHARED else pack.counters
         for k, v in (p.get("counters") or {}).items():
             if k not in decls:
                 raise _Setup(f"unknown {'resource' if seat != SHARED else 'shared counter'} '{k}'",
                              (*base, "counters", k))
+            if not -MAX_VALUE <= v <= MAX_VALUE:
+                raise _Setup(f"a counter stays within ±{MAX_VALUE:.0e} in a game", (*base, "counters", k))
             store[k] = v
         for zname, content in (p.get("zones") or {}).items():
             z = pack.zones.get(zname)
@@ -187,6 +228,8 @@ def build_state(pack: CompiledPack, n: int, sc: dict) -> GameState:
                     for piece, count in value.items():
                         if piece not in pack.pieces:
                             raise _Setup(f"unknown piece '{piece}'", (*base, key, cid_name, piece))
+                        if count > MAX_VALUE:
+                            raise _Setup(f"pieces stay within {MAX_VALUE:.0e} in a game", (*base, key, cid_name, piece))
                         card.pieces[piece] = count
                 else:
                     for flag in value:
@@ -195,10 +238,27 @@ def build_state(pack: CompiledPack, n: int, sc: dict) -> GameState:
                         card.flags.add(flag)
     for card in st.cards:
         if card.zone in linker.in_play:
-            for lst, table in ((st.live_triggers, linker.triggers), (st.live_modifiers, linker.modifiers)):
+            for lst, table in ((st.live_triggers, linker.live_cards), (st.live_modifiers, linker.modifiers)):
                 if table[card.defn]:
                     lst.append(card.id)
     return st
+
+
+def _described_seats(pack: CompiledPack, n: int, described: dict, key: str):
+    """(seat, entry, path) for each player, each automa seat (by name) and the shared part a scenario's
+    state or expectation describes."""
+    out = [(seat, p, (key, "players", seat)) for seat, p in enumerate(described.get("players") or [])]
+    names = [a["id"] for a in pack.automa]
+    for name, p in (described.get("automa") or {}).items():
+        if name not in names:
+            from cardsmith.compiler.diagnostics import did_you_mean
+
+            hint = did_you_mean(name, names)
+            raise _Setup(f"the pack has no automa seat '{name}'" + (f"; {hint}" if hint else ""),
+                         (key, "automa", name))
+        out.append((n + names.index(name), p, (key, "automa", name)))
+    out.append((SHARED, described.get("shared") or {}, (key, "shared")))
+    return out
 
 
 def _fill_zone(st: GameState, pack: CompiledPack, index: dict, z: dict, zname: str, seat: int, content,
@@ -218,12 +278,16 @@ def _fill_zone(st: GameState, pack: CompiledPack, index: dict, z: dict, zname: s
     if geo is not None:
         if not isinstance(content, dict):
             raise _Setup("a board zone is described as 'row,col': card-id", path)
+        places = {}
+        for key in content:
+            places[key] = _board_key(key)
+            if places[key] is None:
+                raise _Setup(f"board position {printable(repr(key))} should look like '1,2' (row, column)",
+                             (*path, key))
+        shift = _growing_shift(geo, places.values())
         for key, card_id in content.items():
-            try:
-                r, c = (int(x) for x in key.split(","))
-            except ValueError:
-                raise _Setup(f"board position '{key}' should look like '1,2' (row, column)", (*path, key)) from None
-            cell = geo.cell(r, c)
+            r, c = places[key]
+            cell = geo.cell(r + shift[0], c + shift[1])
             if cell is None:
                 raise _Setup(f"position '{key}' is not on the board of zone '{zname}'", (*path, key))
             card = new(card_id, (*path, key))
@@ -236,6 +300,26 @@ def _fill_zone(st: GameState, pack: CompiledPack, index: dict, z: dict, zname: s
     if z["kind"] == "pile":
         cards.reverse()  # listed top first; the top of a pile is the end of its list
     zone.extend(cards)
+
+
+def _board_key(key: str) -> tuple[int, int] | None:
+    """'row,col' as two numbers (1-based), or None when the key is not of that form."""
+    parts = key.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() and len(p.strip()) <= 6 for p in parts):
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def _growing_shift(geo, places) -> tuple[int, int]:
+    """Where a growing grid's described rows and columns (counted from the top-left corner of its cards)
+    lie in its frame: centred, so that the span can still grow to its limit on every side."""
+    if geo.limit is None or not places:
+        return 0, 0
+    rows = [r for r, _ in places]
+    cols = [c for _, c in places]
+    frame_h, frame_w = len(geo.rows), geo.width
+    return ((frame_h - (max(rows) - min(rows) + 1)) // 2 - (min(rows) - 1),
+            (frame_w - (max(cols) - min(cols) + 1)) // 2 - (min(cols) - 1))
 
 
 def _find(st: GameState, pack: CompiledPack, card_id: str, seat: int) -> Card | None:
@@ -256,8 +340,13 @@ def _zone_ids(game: Game, zname: str, seat: int) -> list[str]:
 def check_expectations(game: Game, expect: dict, answers_left: int) -> list[str]:
     pack, st = game.pack, game.state
     problems: list[str] = []
-    for seat, p in [*enumerate(expect.get("players") or []), (SHARED, expect.get("shared") or {})]:
-        who = f"player {seat}" if seat != SHARED else "shared"
+    try:
+        described = _described_seats(pack, st.n, expect, "expect")
+    except _Setup as e:
+        return [str(e)]
+    for seat, p, _ in described:
+        who = (f"player {seat}" if seat < st.n else f"automa {pack.automa[seat - st.n]['id']}") \
+            if seat != SHARED else "shared"
         store = st.counters[seat] if seat != SHARED else st.globals
         for k, v in (p.get("counters") or {}).items():
             if store.get(k, 0) != v:
@@ -271,8 +360,14 @@ def check_expectations(game: Game, expect: dict, answers_left: int) -> list[str]
             if geo is not None and isinstance(want, dict) and not set(want) & {"count", "contains", "excludes"}:
                 grid = st.zones[(zname, zseat)]
                 for key, cid in want.items():
-                    r, c = (int(x) for x in key.split(","))
-                    cell = geo.cell(r, c)
+                    place = _board_key(key)
+                    if place is None:
+                        problems.append(f"{who} {zname}: board position {printable(repr(key))} should look like "
+                                        "'1,2' (row, column)")
+                        continue
+                    r, c = place
+                    # a growing grid counts from the top-left corner of its cards' span
+                    cell = geo.absolute(grid, r, c) if any(x is not None for x in grid) else None
                     got = grid[cell] if cell is not None else None
                     got_id = pack.cards[st.cards[got].defn].id if got is not None else None
                     if got_id != cid:
@@ -319,6 +414,10 @@ def check_expectations(game: Game, expect: dict, answers_left: int) -> list[str]
         res = game.result()
         if res.winners != expect["winners"]:
             problems.append(f"winners: expected {expect['winners']}, got {res.winners} (totals {res.totals})")
+    if "places" in expect:
+        res = game.result()
+        if res.places != expect["places"]:
+            problems.append(f"places: expected {expect['places']}, got {res.places} (totals {res.totals})")
     return problems
 
 

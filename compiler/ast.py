@@ -25,7 +25,8 @@ class Node:
 
 @dataclass(frozen=True)
 class PlayerRef(Node):
-    kind: str  # you | active | left | right | first; in zone owners also others | all
+    kind: str  # you | active | left | right | first | automa; in zone owners also others | all
+    name: str | None = None  # the seat, for kind automa
     span: Span = _span()
 
 
@@ -45,6 +46,17 @@ class Param(Node):
     span: Span = _span()
 
 
+@dataclass(frozen=True)
+class LocalCard(Node):
+    """`the NAME`: a card bound by `choose ... as NAME`, `for each ... as NAME` or `let NAME = CARD`."""
+
+    name: str
+    span: Span = _span()
+
+
+CardRef = It | This | LocalCard
+
+
 # ------------------------------------------------------------------- queries
 
 
@@ -52,6 +64,14 @@ class Param(Node):
 class ZoneRef(Node):
     name: str
     player: PlayerRef | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ZoneOf(Node):
+    """`the zone of CARD`: whichever zone (and owner) the card is in when the query runs."""
+
+    card: CardRef
     span: Span = _span()
 
 
@@ -103,12 +123,20 @@ class NotThis(Node):
     span: Span = _span()
 
 
-Filter = TraitIs | Has | HasNo | HasAbility | StatCmp | FilterNot | NotThis
+@dataclass(frozen=True)
+class NotCard(Node):
+    """`other than it` / `other than the NAME`: not that card (in a nested query: not the outer candidate)."""
+
+    card: It | LocalCard
+    span: Span = _span()
+
+
+Filter = TraitIs | Has | HasNo | HasAbility | StatCmp | FilterNot | NotThis | NotCard
 
 
 @dataclass(frozen=True)
 class Query(Node):
-    zones: tuple[ZoneRef, ...]  # empty: the zones the context implies
+    zones: tuple[ZoneRef | ZoneOf, ...]  # empty: the zones the context implies
     filters: tuple[Filter, ...] = ()
     where: Expr | None = None  # "where EXPR": a condition checked with each candidate card as 'it'
     span: Span = _span()
@@ -147,7 +175,7 @@ class Attr(Node):
     """`NAME of REF`: a card's stat or a player's counter."""
 
     name: str
-    ref: PlayerRef | It | This | Param
+    ref: PlayerRef | It | This | LocalCard | Param
     span: Span = _span()
 
 
@@ -156,7 +184,7 @@ class Pieces(Node):
     """`NAME on CARD`: how many pieces of a kind sit on a card."""
 
     piece: str
-    ref: It | This | Param
+    ref: It | This | LocalCard | Param
     owned: bool = False  # only the current player's pieces ("leaf of yours on it")
     span: Span = _span()
 
@@ -183,7 +211,7 @@ class Func(Node):
 
 @dataclass(frozen=True)
 class CardIs(Node):
-    ref: It | This | Param
+    ref: It | This | LocalCard | Param
     filter: Filter
     span: Span = _span()
 
@@ -217,7 +245,17 @@ class Neg(Node):
     span: Span = _span()
 
 
-Expr = Num | Bool | VarX | Name | Attr | Pieces | Count | SumOf | Func | CardIs | Can | BinOp | Not | Neg | Param
+@dataclass(frozen=True)
+class Cond(Node):
+    """`(if COND then A else B)`: a value chosen by a condition."""
+
+    cond: Expr
+    then: Expr
+    otherwise: Expr
+    span: Span = _span()
+
+
+Expr = Num | Bool | VarX | Name | Attr | Pieces | Count | SumOf | Func | CardIs | Can | BinOp | Not | Neg | Cond | Param
 
 
 @dataclass(frozen=True)
@@ -256,7 +294,7 @@ class Lose(Node):
 @dataclass(frozen=True)
 class Pay(Node):
     items: tuple[tuple[Amount, str], ...]
-    for_card: It | This | Param | None = None  # "for it": the card paid for (sources "for a card with ..." apply)
+    for_card: CardRef | Param | None = None  # "for it": the card paid for (sources "for a card with ..." apply)
     span: Span = _span()
 
 
@@ -383,6 +421,17 @@ class ActivateTiming(Node):
 
 
 @dataclass(frozen=True)
+class Activation(Node):
+    """`activate TIMING abilities` after expansion: the pack's activation order with $timing filled in.
+    Each card activates at most once in it (once-per-card); its 'activate ... ability of' may be skipped
+    (optional)."""
+
+    timing: str
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class ActivateCopy(Node):
     timing: str
     target: Target
@@ -409,6 +458,34 @@ class Flip(Node):
 class Reveal(Node):
     amount: Amount
     source: Source
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class OpenWindow(Node):
+    """`open window NAME`: the current player may do what the window offers, as often as they like."""
+
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class AsSoonAs(Node):
+    """`as soon as COND [for each QUERY]: BODY`: a claim, live like a trigger; the body runs the moment the
+    condition holds, once per player (and per card of the query), kept once claimed."""
+
+    cond: Expr
+    query: Query | None
+    body: tuple[Stmt, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Let(Node):
+    """`let NAME = VALUE`: a local name for the rest of the enclosing group (a number, a truth value or a card)."""
+
+    name: str
+    value: Expr | CardRef
     span: Span = _span()
 
 
@@ -455,7 +532,7 @@ class Move(Node):
 
 @dataclass(frozen=True)
 class MoveCard(Node):
-    card: It | This
+    card: It | This | LocalCard
     dest: Dest
     face: str | None = None
     span: Span = _span()
@@ -473,7 +550,7 @@ class AnyOf(Node):
     span: Span = _span()
 
 
-Target = It | This | Param | EachOf | AnyOf
+Target = It | This | LocalCard | Param | EachOf | AnyOf
 
 
 @dataclass(frozen=True)
@@ -510,7 +587,7 @@ class If(Node):
 
 @dataclass(frozen=True)
 class Players(Node):
-    kind: str  # each | each_other | ref | chosen
+    kind: str  # each | turns | each_other (other players) | opponents (other players and automa seats) | ref | chosen
     ref: PlayerRef | None = None
     start: PlayerRef | None = None
     span: Span = _span()
@@ -528,6 +605,7 @@ class ForEach(Node):
     query: Query
     body: tuple[Stmt, ...]
     reverse: bool = False  # "from right to left": the zone's order backwards
+    name: str | None = None  # "as NAME": each card is also 'the NAME' in the body
     span: Span = _span()
 
 
@@ -549,6 +627,7 @@ class ChooseOne(Node):
 class ChooseCard(Node):
     query: Query
     body: tuple[Stmt, ...]
+    name: str | None = None  # "as NAME": the chosen card is also 'the NAME' in the body
     span: Span = _span()
 
 
@@ -563,9 +642,10 @@ class Trigger(Node):
 
 Stmt = (
     Gain | Lose | Pay | SetCounter | Score | May | Group | Nothing | Call | Emit | PassFirst | EndGame
-    | Shuffle | Modify | Prevent | ActivateTiming | ActivateCopy | Mark | Flip | Reveal | ChooseX | Move | MoveCard
-    | Place | Remove | Costed | If | Scoped | ForEach | Repeat | ChooseOne | ChooseCard | Trigger | PaySource
-    | InAnyOrder
+    | Shuffle | Modify | Prevent | ActivateTiming | Activation | ActivateCopy | OpenWindow | AsSoonAs | Mark
+    | Flip | Reveal | ChooseX | Let | Move
+    | MoveCard | Place | Remove | Costed | If | Scoped | ForEach | Repeat | ChooseOne | ChooseCard | Trigger
+    | PaySource | InAnyOrder
 )
 
 

@@ -7,6 +7,12 @@ The key is a SHA-256 over
 - the compiler itself: every file of `cardsmith.compiler` (Python, JSON Schemas), the grammar, the
   cardsmith version, the bytecode format and the Python version (the entry is a pickle).
 
+An entry is a pickle, which can run code when it is read, so it is signed: an HMAC-SHA256 with a key of
+the user's own, kept outside the cache folder (`$XDG_CONFIG_HOME/cardsmith/cache-key`, else
+`~/.config/cardsmith/cache-key`, made on first use, readable by the user alone). An entry whose
+signature does not check is never unpickled: whoever can write the cache folder but not that key
+cannot make cardsmith run their code. Without a usable key the cache is simply not used.
+
 A change anywhere gives another key, so a stale entry is never used; old entries are simply
 never read again. Only clean compiles (no errors) are stored, with their warnings, which are
 reported again on every hit.
@@ -21,21 +27,26 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import os
 import pickle
+import secrets
+import stat
 import sys
 import tempfile
 from pathlib import Path
 
-import yaml
-
 from cardsmith.bytecode import CompiledPack
+from cardsmith.bytecode.inputs import InputError, read_input
 from cardsmith.bytecode.opcodes import BYTECODE_VERSION
 
-from .diagnostics import Diagnostic
+from .diagnostics import Diagnostic, Diagnostics
 from .packs import MAX_CHAIN, _find_parent, card_files, display_path
+from .yamlsrc import MAX_FILE_BYTES, load_yaml_bytes
 
-ENTRY_VERSION = 1
+ENTRY_VERSION = 2
+MAGIC = b"cardsmith-cache 2\n"
+MAX_ENTRY_BYTES = 256_000_000  # an entry is read with this bound (the largest built-in pack's is under 1 MB)
 _COMPILER_DIR = Path(__file__).resolve().parent
 _GRAMMAR_DIR = _COMPILER_DIR.parent / "grammar"
 _FORMAT_DIR = _COMPILER_DIR.parent / "bytecode"
@@ -54,7 +65,7 @@ def cache_dir() -> Path:
 
 def compiler_fingerprint() -> str:
     """A hash of the compiler's own source, the bytecode format's, the grammar and the versions; computed
-    once per process."""
+    once per process (`reset_fingerprint` forgets it, for a benchmark that counts it)."""
     global _fingerprint
     if _fingerprint is None:
         h = hashlib.sha256()
@@ -69,6 +80,61 @@ def compiler_fingerprint() -> str:
             h.update(b"\0")
         _fingerprint = h.hexdigest()
     return _fingerprint
+
+
+def reset_fingerprint() -> None:
+    global _fingerprint
+    _fingerprint = None
+
+
+def key_path() -> Path:
+    """Where the signing key lives: outside the cache folder, in the user's configuration."""
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".config"
+    return base / "cardsmith" / "cache-key"
+
+
+_key: tuple[Path, bytes | None] | None = None
+
+
+def signing_key() -> bytes | None:
+    """The user's cache key (made on first use, mode 0600); None when it cannot be made or read safely."""
+    global _key
+    where = key_path()
+    if _key is not None and _key[0] == where:
+        return _key[1]
+    key = _read_key(where)
+    if key is None and not where.exists() and not where.is_symlink():
+        try:
+            where.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(prefix=".cache-key-", dir=where.parent)
+            try:
+                os.write(fd, secrets.token_bytes(32))
+            finally:
+                os.close(fd)
+            try:
+                os.link(tmp, where)  # never replaces a key another process made meanwhile
+            except FileExistsError:
+                pass
+            finally:
+                os.unlink(tmp)
+        except OSError:
+            pass
+        key = _read_key(where)
+    _key = (where, key)
+    return key
+
+
+def _read_key(where: Path) -> bytes | None:
+    try:
+        st = os.lstat(where)
+        # the user's own regular file, which nobody else can read or write
+        if not stat.S_ISREG(st.st_mode) or st.st_mode & 0o077 or (hasattr(os, "getuid") and st.st_uid != os.getuid()):
+            return None
+        key = read_input(where, 64)
+    except (OSError, InputError):
+        return None
+    return key if len(key) == 32 else None
 
 
 def source_files(folder: Path) -> list[tuple[Path, Path]] | None:
@@ -88,17 +154,19 @@ def source_files(folder: Path) -> list[tuple[Path, Path]] | None:
         seen.add(key)
         pack_yaml = path / "pack.yaml"
         rules = path / "rules.yaml"
-        if pack_yaml.is_symlink() or rules.is_symlink():
+        try:  # read as the compiler reads it: a regular file, bounded, with the careful YAML reader
+            doc = load_yaml_bytes(read_input(pack_yaml, MAX_FILE_BYTES), str(pack_yaml), Diagnostics())
+            if rules.is_symlink():
+                return None
+        except InputError:
             return None
-        try:
-            meta = yaml.load(pack_yaml.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-        except (OSError, yaml.YAMLError):
-            return None
+        meta = doc.value if doc is not None else None
         if not isinstance(meta, dict):
             return None
         links: list[Path] = []
-        files = [pack_yaml, *([rules] if rules.is_file() else []), *card_files(path, links)]
-        if links:
+        problems: list[tuple[Path, str]] = []
+        files = [pack_yaml, *([rules] if rules.is_file() else []), *card_files(path, links, problems)]
+        if links or problems:
             return None
         out.extend((path, f) for f in files)
         extends = meta.get("extends") or []
@@ -122,8 +190,8 @@ def cache_key(folder: Path) -> str | None:
     h.update(str(folder.resolve()).encode() + b"\0")
     for pack_folder, f in files:
         try:
-            data = f.read_bytes()
-        except OSError:
+            data = read_input(f, MAX_FILE_BYTES)
+        except InputError:  # a pipe, a device, a file too large: the compile says so
             return None
         for part in (str(pack_folder.resolve()), display_path(f), str(len(data))):
             h.update(part.encode("utf-8", "surrogateescape") + b"\0")
@@ -136,28 +204,48 @@ def entry_path(key: str) -> Path:
 
 
 def load(key: str) -> tuple[CompiledPack, list[Diagnostic], int] | None:
-    """The cached pack, its warnings and its card count; None on a miss or an unreadable entry."""
+    """The cached pack, its warnings and its card count; None on a miss, an unreadable entry or one whose
+    signature does not check (which is never unpickled)."""
+    secret = signing_key()
+    if secret is None:
+        return None
     try:
-        with open(entry_path(key), "rb") as fh:
-            entry = pickle.load(fh)
+        data = read_input(entry_path(key), MAX_ENTRY_BYTES)
+    except InputError:
+        return None
+    head = len(MAGIC)
+    mac, payload = data[head:head + 32], data[head + 32:]
+    if data[:head] != MAGIC or not hmac.compare_digest(mac, _sign(secret, key, payload)):
+        return None
+    try:
+        entry = pickle.loads(payload)
         if entry.get("entry") != ENTRY_VERSION or entry.get("key") != key:
             return None
         return entry["pack"], entry["diagnostics"], entry["cards_compiled"]
-    except Exception:  # a missing, partial or foreign file is a miss; the compile writes a good one
+    except Exception:  # signed by us but unreadable (another cardsmith's classes): a miss
         return None
 
 
+def _sign(secret: bytes, key: str, payload: bytes) -> bytes:
+    return hmac.new(secret, key.encode() + b"\0" + payload, hashlib.sha256).digest()
+
+
 def store(key: str, pack: CompiledPack, diagnostics: list[Diagnostic], cards_compiled: int) -> bool:
-    """Write an entry atomically; False (and nothing written) when the cache folder is not writable."""
+    """Write a signed entry atomically; False (and nothing written) when the cache folder is not writable
+    or there is no signing key."""
+    secret = signing_key()
+    if secret is None:
+        return False
     target = entry_path(key)
     entry = {"entry": ENTRY_VERSION, "key": key, "pack": pack, "diagnostics": list(diagnostics),
              "cards_compiled": cards_compiled}
+    payload = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
     tmp = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}-", suffix=".tmp", dir=target.parent)
         with os.fdopen(fd, "wb") as fh:
-            pickle.dump(entry, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            fh.write(MAGIC + _sign(secret, key, payload) + payload)
         os.replace(tmp, target)
         return True
     except OSError:

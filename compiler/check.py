@@ -20,7 +20,7 @@ BUILTIN_WORDS = ("gain", "lose", "pay", "set", "score", "may", "emit", "end", "s
 MAX_ORDER_PARTS = 5  # 'in any order' offers every order of its parts: 5 parts are 120 orders
 FUNCS = {"min": (2, 9), "max": (2, 9), "abs": (1, 1), "nth": (2, 2), "sets": (2, 16), "path": (2, 2),
          "rows": (1, 1), "columns": (1, 1), "neighbours": (2, 2), "distinct": (1, 1), "occurrences": (2, 2)}
-BUILTIN_NAMES = {"player-count"}  # names every pack can use in expressions
+BUILTIN_NAMES = {"player-count", "total-score"}  # names every pack can use in expressions
 CARD_PLACES = {"row", "column", "position"}  # where a card lies: its board row and column, its place in a zone
 PLAYER_WORDS = {"you", "active", "left", "right", "first"}
 
@@ -40,6 +40,17 @@ class Context:
     macro: str | None = None
     call_span: Span | None = None
     macro_def: bool = False  # checking a macro body on its own: $parameters stand for any name
+    locals: tuple[tuple[str, str], ...] = ()  # local names in scope, with their type (int, bool or card)
+
+    def local(self, name: str) -> str | None:
+        """The type of a local name in scope, or None."""
+        for n, t in reversed(self.locals):
+            if n == name:
+                return t
+        return None
+
+    def bind(self, name: str, kind: str) -> Context:
+        return replace(self, locals=(*self.locals, (name, kind)))
 
 
 class Checker:
@@ -90,7 +101,39 @@ class Checker:
 
     def stmts(self, body: tuple, ctx: Context) -> None:
         for s in body:
-            self.stmt(s, ctx)
+            if isinstance(s, A.Let):
+                ctx = self.bind_local(s, ctx)  # the name holds for the rest of this group
+            else:
+                self.stmt(s, ctx)
+
+    def s_Let(self, s: A.Let, ctx: Context) -> None:
+        self.bind_local(s, ctx)  # alone (under 'may', say): nothing follows it that could use the name
+
+    def bind_local(self, s: A.Let, ctx: Context) -> Context:
+        if isinstance(s.value, A.It | A.This | A.LocalCard):
+            self.cardref(s.value, ctx)
+            kind = "card"
+        else:
+            kind = self.expr(s.value, ctx) or "int"
+        self.local_name(s.name, s.span, ctx)
+        return ctx.bind(s.name, kind)
+
+    def local_name(self, name: str, span: Span, ctx: Context) -> None:
+        """A local name must be new: a name of the pack's vocabulary or a word of the language would be read
+        two ways."""
+        from .vocab import RESERVED
+
+        voc = self.voc
+        for what, table in (("resource", voc.resources), ("shared counter", voc.counters), ("parameter", voc.params),
+                            ("stat", voc.stats), ("piece", voc.pieces), ("zone", voc.zones), ("flag", voc.flags),
+                            ("timing", voc.timings), ("card type", voc.card_types), ("trait", voc.traits)):
+            if name in table:
+                self.err(ctx, "E114", f"'{name}' is already a {what} of this pack: a local name must be new",
+                         self.word(span, name), hint=f"call it something else, e.g. '{name}-now'")
+                return
+        if name in RESERVED or name in BUILTIN_NAMES:
+            self.err(ctx, "E114", f"'{name}' is a word of the language: a local name must be new",
+                     self.word(span, name))
 
     def stmt(self, s, ctx: Context) -> None:
         getattr(self, f"s_{type(s).__name__}")(s, ctx)
@@ -198,8 +241,18 @@ class Checker:
     def s_EndGame(self, s, ctx: Context) -> None:
         pass
 
-    def s_PassFirst(self, s, ctx: Context) -> None:
-        pass
+    def s_PassFirst(self, s: A.PassFirst, ctx: Context) -> None:
+        self.player_ref(s.to, ctx)
+        if s.to.kind == "automa":
+            self.err(ctx, "E102", "the first-player marker goes to a player, not to an automa seat (automa seats "
+                     "take no turns)", s.to.span)
+
+    def player_ref(self, r: A.PlayerRef | None, ctx: Context) -> None:
+        """An automa seat must be declared in rules.yaml (`automa:`)."""
+        if r is None or r.kind != "automa":
+            return
+        if r.name not in self.voc.automa and not self.param(r.name or "", ctx):
+            self.unknown(ctx, "automa seat", r.name or "", self.voc.automa, self.word(r.span, r.name or ""))
 
     def s_Shuffle(self, s: A.Shuffle, ctx: Context) -> None:
         self.zone(s.zone, ctx, single=True)
@@ -236,6 +289,28 @@ class Checker:
 
     def s_ActivateTiming(self, s: A.ActivateTiming, ctx: Context) -> None:
         self.timing_name(s.timing, s.span, ctx)
+
+    def s_OpenWindow(self, s: A.OpenWindow, ctx: Context) -> None:
+        if s.name not in self.voc.windows and not self.param(s.name, ctx):
+            self.unknown(ctx, "window", s.name, self.voc.windows, self.word(s.span, s.name))
+
+    def s_AsSoonAs(self, s: A.AsSoonAs, ctx: Context) -> None:
+        if not ctx.allow_live:
+            self.err(ctx, "E111", "'as soon as' sets up a claim: it belongs at the top of an ongoing ability, or in "
+                     "rules.yaml under 'as-soon-as'", s.span)
+        inner = self._inner(ctx, allow_live=False, has_it=ctx.has_it or s.query is not None)
+        if s.query is not None:
+            self.query(s.query, ctx)
+        self.expect(s.cond, "bool", inner)
+        self.stmts(s.body, inner)
+
+    def s_Activation(self, s: A.Activation, ctx: Context) -> None:
+        self.timing_name(s.timing, s.span, ctx)
+        if s.timing in self.voc.timings and self.voc.timings[s.timing].value["kind"] != "activated":
+            self.err(ctx, "E103", f"'activate {s.timing} abilities' runs the activation order, which is for "
+                     f"activated timings; '{s.timing}' is {self.voc.timings[s.timing].value['kind']}", s.span,
+                     hint=f"say 'activate {s.timing} ability of CARD' to run one card's ability")
+        self.stmts(s.body, self._inner(ctx))
 
     def s_ActivateCopy(self, s: A.ActivateCopy, ctx: Context) -> None:
         self.timing_name(s.timing, s.span, ctx)
@@ -348,11 +423,20 @@ class Checker:
         self.stmts(s.otherwise, self._inner(ctx))
 
     def s_Scoped(self, s: A.Scoped, ctx: Context) -> None:
+        self.player_ref(s.players.ref, ctx)
+        self.player_ref(s.players.start, ctx)
+        if s.players.start is not None and s.players.start.kind == "automa":
+            self.err(ctx, "E102", "player loops go round the players; an automa seat takes no turns, so a loop "
+                     "cannot start with it", s.players.start.span)
         self.stmts(s.body, self._inner(ctx))
 
     def s_ForEach(self, s: A.ForEach, ctx: Context) -> None:
         self.query(s.query, ctx)
-        self.stmts(s.body, self._inner(ctx, has_it=True))
+        inner = self._inner(ctx, has_it=True)
+        if s.name is not None:
+            self.local_name(s.name, s.span, ctx)
+            inner = inner.bind(s.name, "card")
+        self.stmts(s.body, inner)
 
     def s_Repeat(self, s: A.Repeat, ctx: Context) -> None:
         self.expect(s.value, "bool" if s.kind in ("until", "while") else "int", ctx)
@@ -364,7 +448,11 @@ class Checker:
 
     def s_ChooseCard(self, s: A.ChooseCard, ctx: Context) -> None:
         self.query(s.query, ctx)
-        self.stmts(s.body, self._inner(ctx, has_it=True))
+        inner = self._inner(ctx, has_it=True)
+        if s.name is not None:
+            self.local_name(s.name, s.span, ctx)
+            inner = inner.bind(s.name, "card")
+        self.stmts(s.body, inner)
 
     def s_Trigger(self, s: A.Trigger, ctx: Context) -> None:
         if not ctx.allow_live:
@@ -406,12 +494,19 @@ class Checker:
         if name not in self.voc.timings and not self.param(name, ctx):
             self.unknown(ctx, "timing", name, self.voc.timings, self.word(span, name))
 
-    def zone(self, z: A.ZoneRef, ctx: Context, single: bool = False) -> None:
+    def zone(self, z: A.ZoneRef | A.ZoneOf, ctx: Context, single: bool = False) -> None:
+        if isinstance(z, A.ZoneOf):
+            self.cardref(z.card, ctx)
+            if single:
+                self.err(ctx, "E102", "'the zone of a card' is for looking in ('card in the zone of it'); a move "
+                         "names its zone", z.span)
+            return
         entry = self.voc.zones.get(z.name)
         if entry is None:
             if not self.param(z.name, ctx):
                 self.unknown(ctx, "zone", z.name, self.voc.zones, z.span)
             return
+        self.player_ref(z.player, ctx)
         if single and z.player is not None and z.player.kind in ("others", "all"):
             self.err(ctx, "E102", f"cards move to or from one zone: name one player's {z.name}", z.span)
         if z.player is not None and entry.value.get("owner", "player") == "shared":
@@ -476,6 +571,8 @@ class Checker:
             self.filter(f.inner, ctx)
         elif isinstance(f, A.NotThis) and not ctx.has_this:
             self.err(ctx, "E112", "'other than this' needs a card: it works in a card's ability", f.span)
+        elif isinstance(f, A.NotCard):
+            self.cardref(f.card, ctx)
 
     def target(self, t, ctx: Context) -> None:
         if isinstance(t, A.EachOf | A.AnyOf):
@@ -484,6 +581,17 @@ class Checker:
             self.cardref(t, ctx)
 
     def cardref(self, r, ctx: Context) -> None:
+        if isinstance(r, A.LocalCard):
+            kind = ctx.local(r.name)
+            if kind is None:
+                cards = [n for n, t in ctx.locals if t == "card"]
+                self.err(ctx, "E101", f"no card is named '{r.name}' here", self.word(r.span, r.name),
+                         hint=did_you_mean(r.name, cards) or "name a card first: 'choose a card in ZONE as NAME: "
+                         "...', 'for each card in ZONE as NAME: ...' or 'let NAME = it'")
+            elif kind != "card":
+                self.err(ctx, "E102", f"'{r.name}' is a {'number' if kind == 'int' else 'condition'}, not a card: "
+                         f"say '{r.name}' without 'the'", self.word(r.span, r.name))
+            return
         if isinstance(r, A.It) and not ctx.has_it:
             self.err(ctx, "E112", "'it' refers to no card here: use it inside 'for each', 'choose a card', or a "
                      "trigger about a card", r.span)
@@ -516,10 +624,20 @@ class Checker:
 
     e_This = e_It
 
+    def e_LocalCard(self, e, ctx):
+        self.cardref(e, ctx)
+        return "card"
+
     def e_Name(self, e: A.Name, ctx):
         voc = self.voc
         if e.name in voc.resources or e.name in voc.counters:
             return "int"
+        kind = ctx.local(e.name)
+        if kind == "card":
+            self.err(ctx, "E102", f"'{e.name}' names a card: say 'the {e.name}' (a card is not a number)", e.span)
+            return None
+        if kind is not None:
+            return kind
         if e.name in voc.params:
             if isinstance(voc.params[e.name].value, list):
                 self.err(ctx, "E102", f"'{e.name}' is a list: pick one number with nth({e.name}, ...)", e.span)
@@ -530,7 +648,7 @@ class Checker:
         if e.name.startswith("$"):
             self.err(ctx, "E104", f"macro parameter '{e.name}' was not given a value", e.span)
             return None
-        cands = list(voc.resources) + list(voc.counters) + list(voc.params)
+        cands = list(voc.resources) + list(voc.counters) + list(voc.params) + [n for n, _ in ctx.locals]
         hint = did_you_mean(e.name, cands)
         if e.name in voc.stats:
             hint = f"'{e.name}' is a card stat: say '{e.name} of it' or '{e.name} of this'"
@@ -540,6 +658,7 @@ class Checker:
     def e_Attr(self, e: A.Attr, ctx):
         voc = self.voc
         if isinstance(e.ref, A.PlayerRef):
+            self.player_ref(e.ref, ctx)
             if e.name in voc.resources:
                 return "int"
             self.unknown(ctx, "resource", e.name, voc.resources, e.span)
@@ -615,7 +734,7 @@ class Checker:
             return "int"
         if e.name == "occurrences":
             # a set of cards, or one card (it, this): a card may list a value twice (two science tags)
-            one_card = isinstance(e.args[0], A.It | A.This | A.Param)
+            one_card = isinstance(e.args[0], A.It | A.This | A.LocalCard | A.Param)
             if not (isinstance(e.args[0], A.Query) or one_card) or not isinstance(e.args[1], A.TraitIs):
                 self.err(ctx, "E102", "occurrences() takes a set of cards (or one card: it, this) and a trait "
                          "value, e.g. occurrences(card in orchard, fruit apple)", e.span)
@@ -638,7 +757,7 @@ class Checker:
         return "int"
 
     def _grid_query(self, q: A.Query, ctx, fn: str) -> None:
-        if len(q.zones) != 1 or self.voc.zones.get(q.zones[0].name) is None:
+        if len(q.zones) != 1 or isinstance(q.zones[0], A.ZoneOf) or self.voc.zones.get(q.zones[0].name) is None:
             self.err(ctx, "E102", f"{fn}() works on exactly one grid zone", q.span)
             return
         kind = self.voc.zones[q.zones[0].name].value["kind"]
@@ -648,9 +767,9 @@ class Checker:
 
     def e_Can(self, e: A.Can, ctx):
         st = e.stmt
-        if isinstance(st, A.ActivateCopy) and not isinstance(st.target, A.It | A.This | A.Param):
-            self.err(ctx, "E102", "'can activate' asks about one card: 'can activate TIMING ability of it' (or this)",
-                     st.span)
+        if isinstance(st, A.ActivateCopy) and not isinstance(st.target, A.It | A.This | A.LocalCard | A.Param):
+            self.err(ctx, "E102", "'can activate' asks about one card: 'can activate TIMING ability of it' (or "
+                     "this, the NAME)", st.span)
         self.stmt(st, self._inner(ctx, allow_live=False))
         return "bool"
 
@@ -675,6 +794,15 @@ class Checker:
     def e_Neg(self, e: A.Neg, ctx):
         self.expect(e.operand, "int", ctx)
         return "int"
+
+    def e_Cond(self, e: A.Cond, ctx):
+        self.expect(e.cond, "bool", ctx)
+        a, b = self.expr(e.then, ctx), self.expr(e.otherwise, ctx)
+        if a is not None and b is not None and a != b:
+            words = {"int": "a number", "bool": "a condition", "card": "a card"}
+            self.err(ctx, "E102", f"both branches must give the same kind of value: {words[a]} after 'then', "
+                     f"{words[b]} after 'else'", e.span)
+        return a or b
 
     def e_Query(self, e: A.Query, ctx):
         self.err(ctx, "E102", "a set of cards cannot stand here; count it with count(...)", e.span)

@@ -34,6 +34,7 @@ class Emitter:
         self.table = spans
         self.code: Code = Code("")
         self.span: Span = Span("<none>", 0, 0)
+        self.activating = False  # inside an activation order: its card activations may be skipped
 
     # ------------------------------------------------------------ assembly
     def new(self, name: str) -> Code:
@@ -76,7 +77,7 @@ class Emitter:
     # ------------------------------------------------------------ statements
     def stmts(self, body) -> None:
         for s in body:
-            if isinstance(s, A.Trigger | A.Modify | A.Prevent | A.PaySource):
+            if isinstance(s, A.Trigger | A.Modify | A.Prevent | A.AsSoonAs | A.PaySource):
                 continue  # collected by the pipeline as live abilities, not run in sequence
             self.at(s)
             getattr(self, f"s_{type(s).__name__}")(s)
@@ -117,7 +118,7 @@ class Emitter:
         self.op("EMIT", s.event, s.object)
 
     def s_PassFirst(self, s: A.PassFirst) -> None:
-        self.op("PASS_FIRST", s.to.kind)
+        self.op("PASS_FIRST", _who(s.to))
 
     def s_EndGame(self, s) -> None:
         self.op("END_GAME")
@@ -125,17 +126,20 @@ class Emitter:
     def s_Shuffle(self, s: A.Shuffle) -> None:
         self.op("SHUFFLE", self.zone(s.zone))
 
-    def s_ActivateTiming(self, s: A.ActivateTiming) -> None:
-        self.op("ACTIVATION", s.timing)
-        loop = self.op("NEXT_ACTIVATION", None)
-        self.op("IT")
-        self.op("RUN_ABILITY", s.timing, bool(self.voc.activation and
-                                              self.voc.activation.value.get("optional", True)))
-        self.op("JUMP", loop)
-        self.patch(loop)
+    def s_Activation(self, s: A.Activation) -> None:
+        """The pack's activation order: each card at most once (once-per-card) between BEGIN and END, and
+        each 'activate ... ability of' in it may be skipped when the activation is optional."""
+        self.op("BEGIN_ACTIVATION", s.timing)
+        outer, self.activating = self.activating, True
+        self.stmts(s.body)
+        self.activating = outer
+        self.at(s)
+        self.op("END_ACTIVATION")
 
     def s_ActivateCopy(self, s: A.ActivateCopy) -> None:
-        self.for_target(s.target, lambda: (self.op("IT"), self.op("RUN_ABILITY", s.timing, False)))
+        act = self.voc.activation.value if self.voc.activation else {}
+        optional = self.activating and bool(act.get("optional", True))
+        self.for_target(s.target, lambda: (self.op("IT"), self.op("RUN_ABILITY", s.timing, optional)))
 
     def s_Mark(self, s: A.Mark) -> None:
         self.for_target(s.target, lambda: (self.op("IT"), self.op("MARK", s.flag, s.on)))
@@ -177,6 +181,12 @@ class Emitter:
             out["spend"] = self.program(f"spend: {text(s)}", s.spend).to_json()
         self.code, self.span = saved
         return out
+    def s_Let(self, s: A.Let) -> None:
+        self.expr(s.value)
+        self.op("SET_LOCAL", s.name)
+
+    def s_OpenWindow(self, s: A.OpenWindow) -> None:
+        self.op("WINDOW", s.name)
 
     def s_ChooseX(self, s: A.ChooseX) -> None:
         self.expr(s.low)
@@ -202,9 +212,9 @@ class Emitter:
         self.patch(loop)
 
     def s_MoveCard(self, s: A.MoveCard) -> None:
-        if isinstance(s.card, A.This):
-            # Moving 'this' works on the ability's own card; 'it' is the card PUT moves.
-            self.op("THIS")
+        if isinstance(s.card, A.This | A.LocalCard):
+            # Moving 'this' (or a named card) works on that card; 'it' is the card PUT moves.
+            self.card_value(s.card)
             self.op("FOR_CARDS", {"card_on_stack": True})
             j = self.op("NEXT_CARD", None)
             self.put(s.dest, s.face)
@@ -256,8 +266,8 @@ class Emitter:
         if isinstance(target, A.It):
             body()
             return
-        if isinstance(target, A.This):
-            self.op("THIS")
+        if isinstance(target, A.This | A.LocalCard):
+            self.card_value(target)
             q = {"card_on_stack": True}
         elif isinstance(target, A.EachOf):
             q = self.query(target.query)
@@ -388,10 +398,18 @@ class Emitter:
             self.amount(amount, res)
         if p.for_card is not None:
             self.expr(p.for_card)
+    def card_value(self, ref) -> None:
+        """Push a card named by 'this' or 'the NAME' (at the statement's own span)."""
+        if isinstance(ref, A.This):
+            self.op("THIS")
+        else:
+            self.op("LOCAL", ref.name)
 
     def target_operand(self, target):
         if isinstance(target, A.EachOf | A.AnyOf):
             return self.query(target.query)
+        if isinstance(target, A.LocalCard):
+            return {"local": target.name}
         return {"it": True} if isinstance(target, A.It) else {"this": True}
 
     def s_If(self, s: A.If) -> None:
@@ -408,8 +426,8 @@ class Emitter:
 
     def s_Scoped(self, s: A.Scoped) -> None:
         p = s.players
-        start = p.start.kind if p.start else None
-        ref = p.ref.kind if p.ref else None
+        start = _who(p.start) if p.start else None
+        ref = _who(p.ref) if p.ref else None
         self.op("FOR_PLAYERS", p.kind, start or ref)
         loop = self.op("NEXT_PLAYER", None)
         self.stmts(s.body)
@@ -422,6 +440,9 @@ class Emitter:
             q["reverse"] = True
         self.op("FOR_CARDS", q)
         loop = self.op("NEXT_CARD", None)
+        if s.name is not None:
+            self.op("IT")
+            self.op("SET_LOCAL", s.name)
         self.stmts(s.body)
         self.op("JUMP", loop)
         self.patch(loop)
@@ -456,9 +477,12 @@ class Emitter:
         self.op("JUMP", top)
         self.patch(j)
 
+    def guard_code(self, name: str, opt: tuple) -> Code | None:
+        """An option's guard as a program of its own (a window's options), or None when it has none."""
+        self.new(name)
+        return self.code if self.guard(opt) else None
+
     def s_ChooseOne(self, s: A.ChooseOne) -> None:
-        # Each option's guard: an option that starts with 'if' or with a cost is offered only when it
-        # could happen now.
         for opt in s.options:
             if not self.guard(opt):
                 self.op("PUSH", True)
@@ -475,8 +499,9 @@ class Emitter:
             self.patch(e)
 
     def guard(self, body: tuple, conditions: bool = True) -> bool:
-        """Push whether `body` could happen now, when it starts with an 'if' (no else; unless `conditions` is
-        False) or a cost: False (and nothing pushed) for a body that always can."""
+        """Leave on the stack whether a body (an option, a round) can happen now: one that starts with 'if' (no
+        else; unless `conditions` is False) or with a cost is offered only when that holds. False (and nothing
+        emitted) when it has no guard."""
         first = body[0] if body else None
         while isinstance(first, A.Group) and first.body:  # a macro's body guards like written-out text
             first = first.body[0]
@@ -492,6 +517,9 @@ class Emitter:
     def s_ChooseCard(self, s: A.ChooseCard) -> None:
         self.op("CHOOSE_CARD", self.query(s.query), False)
         j = self.op("JUMP_IF_NOT", None)
+        if s.name is not None:
+            self.op("IT")
+            self.op("SET_LOCAL", s.name)
         self.stmts(s.body)
         self.patch(j)
 
@@ -517,10 +545,14 @@ class Emitter:
             self.expr(p.of)
         self.op("PER", p.divisor)
 
-    def zone(self, z: A.ZoneRef) -> list:
-        """[name, owner]: owner is shared, you, active, left, right, first, others or all."""
+    def zone(self, z: A.ZoneRef | A.ZoneOf) -> list:
+        """[name, owner]: owner is shared, you, active, left, right, first, others or all. The zone a card is
+        in is [None, "it" | "this" | "local:NAME"], found when the query runs."""
+        if isinstance(z, A.ZoneOf):
+            c = z.card
+            return [None, "it" if isinstance(c, A.It) else "this" if isinstance(c, A.This) else f"local:{c.name}"]
         owner = "shared" if self.voc.zone(z.name).get("owner", "player") == "shared" else \
-            (z.player.kind if z.player else "you")
+            (_who(z.player) if z.player else "you")
         return [z.name, owner]
 
     def source(self, s: A.Source) -> dict:
@@ -574,6 +606,8 @@ class Emitter:
             return ["not", self.filter(f.inner)]
         if isinstance(f, A.NotThis):
             return ["not-this"]
+        if isinstance(f, A.NotCard):
+            return ["not-card", "it" if isinstance(f.card, A.It) else f"local:{f.card.name}"]
         raise AssertionError(f)
 
     # ------------------------------------------------------------ expressions
@@ -596,6 +630,9 @@ class Emitter:
     def e_This(self, e) -> None:
         self.op("THIS")
 
+    def e_LocalCard(self, e: A.LocalCard) -> None:
+        self.op("LOCAL", e.name)
+
     def e_Name(self, e: A.Name) -> None:
         voc = self.voc
         if e.name in voc.resources:
@@ -604,13 +641,17 @@ class Emitter:
             self.op("GLOBAL", e.name)
         elif e.name == "player-count":
             self.op("NPLAYERS")
-        else:
+        elif e.name == "total-score":
+            self.op("TOTAL_SCORE")
+        elif e.name in voc.params:
             self.op("PARAM", e.name)
+        else:  # the checker allows no other name: a local one
+            self.op("LOCAL", e.name)
 
     def e_Attr(self, e: A.Attr) -> None:
         voc = self.voc
         if isinstance(e.ref, A.PlayerRef):
-            self.op("PLAYER", e.ref.kind)
+            self.op("PLAYER", _who(e.ref))
             self.op("PLAYER_COUNTER", e.name)
             return
         self.expr(e.ref)
@@ -710,6 +751,20 @@ class Emitter:
     def e_Neg(self, e: A.Neg) -> None:
         self.expr(e.operand)
         self.op("NEG")
+
+    def e_Cond(self, e: A.Cond) -> None:
+        self.expr(e.cond)
+        j = self.op("JUMP_IF_NOT", None)
+        self.expr(e.then)
+        end = self.op("JUMP", None)
+        self.patch(j)
+        self.expr(e.otherwise)
+        self.patch(end)
+
+
+def _who(ref: A.PlayerRef) -> str:
+    """A player word as the VM reads it: you, active, left, right, first, others, all, or automa:NAME."""
+    return f"automa:{ref.name}" if ref.kind == "automa" else ref.kind
 
 
 def _const(e, voc: Vocabulary) -> int:

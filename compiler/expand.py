@@ -21,6 +21,9 @@ MAX_EXPANSION_DEPTH = 32
 # Nesting of an expanded program (the built-in packs reach 33): the checker and the emitter
 # recurse over it, so a chain of macros that each nest a little must stop here, not in Python.
 MAX_EXPANDED_NESTING = 150
+# Size of one expanded program, in AST nodes (the largest built-in program has under 4,000): macros that each
+# call the next twice double it at every level, so 22 of them in a 1.5 kB rules.yaml would make millions.
+MAX_EXPANDED_SIZE = 20_000
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -66,6 +69,7 @@ def _locator(entry: Entry, key: bool, lines_of: dict | None = None):
 
 
 BROKEN = "__broken__"  # table key holding the names of macros whose definition did not parse
+ACTIVATION = "__activation__"  # table key of the activation order: the body of 'activate $timing abilities'
 
 
 def build_macros(voc: Vocabulary, diags: Diagnostics) -> dict[str, list[Macro]]:
@@ -94,7 +98,29 @@ def build_macros(voc: Vocabulary, diags: Diagnostics) -> dict[str, list[Macro]]:
             else:
                 shape.append(word)
         table.setdefault(sig.name, []).append(Macro(sig.name, tuple(shape), tuple(params), body, entry))
+    order = _activation_order(voc, diags)
+    if order is not None:
+        table[ACTIVATION] = [order]
     return table
+
+
+def _activation_order(voc: Vocabulary, diags: Diagnostics) -> Macro | None:
+    """The pack's activation order as a macro of one parameter, $timing: declared (`activation.order`),
+    or else each card of the player's in-play zones, zone by zone as rules.yaml declares them."""
+    act = voc.activation
+    if act is not None and "order" in act.value:
+        entry = Entry("activate $timing abilities", act.value["order"], act.doc, (*act.path, "order"))
+        body = parse_program(str(entry.value), _locator(entry, key=False), diags)
+        return Macro(ACTIVATION, (None,), ("timing",), body, entry) if body is not None else None
+    zones = [n for n, e in voc.zones.items() if e.value.get("in-play") and e.value.get("owner", "player") == "player"]
+    text_ = f"activate $timing ability of each card in {' or '.join(zones)}" if zones else "nothing"
+    doc = act.doc if act is not None else next(iter(voc.zones.values())).doc if voc.zones else None
+    if doc is None:
+        return None
+    entry = Entry("activate $timing abilities", text_, doc, act.path if act is not None else ())
+    span = doc.span(entry.path)
+    body = parse_program(text_, lambda s, e: span, diags)
+    return Macro(ACTIVATION, (None,), ("timing",), body, entry) if body is not None else None
 
 
 def _arg_word(arg: A.CallArg) -> str:
@@ -133,30 +159,32 @@ def _same_tuple(new: tuple, old: tuple) -> tuple:
     return new
 
 
-def _macro_shapes(body, plain: dict[int, int], fixed: set[int]) -> tuple[bool, bool, int]:
-    """(mentions a $parameter, holds a call, height in AST levels) of a macro body node. Fills `fixed`
-    with the ids of nodes that mention no parameter (substitution leaves them as they are) and `plain`
-    with those that hold no call either, with their height (expansion leaves them as they are)."""
+def _macro_shapes(body, plain: dict[int, int], fixed: set[int], sizes: dict[int, int]) -> tuple[bool, bool, int, int]:
+    """(mentions a $parameter, holds a call, height in AST levels, size in nodes) of a macro body node. Fills
+    `fixed` with the ids of nodes that mention no parameter (substitution leaves them as they are) and `plain`
+    with those that hold no call either, with their height, and `sizes` with their size (expansion leaves them
+    as they are)."""
     if isinstance(body, str):
-        return body.startswith("$"), False, 0
+        return body.startswith("$"), False, 0, 0
     if isinstance(body, tuple):
         param = call = False
-        height = 0
+        height = size = 0
         for n in body:
-            p, c, h = _macro_shapes(n, plain, fixed)
-            param, call, height = param or p, call or c, max(height, h)
-        return param, call, height
+            p, c, h, z = _macro_shapes(n, plain, fixed, sizes)
+            param, call, height, size = param or p, call or c, max(height, h), size + z
+        return param, call, height, size
     if not isinstance(body, A.Node):
-        return False, False, 0
-    param, call, height = False, isinstance(body, A.Call), 0
+        return False, False, 0, 0
+    param, call, height, size = False, isinstance(body, A.Call), 0, 1
     for name in _child_fields(body):
-        p, c, h = _macro_shapes(getattr(body, name), plain, fixed)
-        param, call, height = param or p, call or c, max(height, h)
+        p, c, h, z = _macro_shapes(getattr(body, name), plain, fixed, sizes)
+        param, call, height, size = param or p, call or c, max(height, h), size + z
     if not param:
         fixed.add(id(body))
         if not call:
             plain[id(body)] = height + 1
-    return param, call, height + 1
+            sizes[id(body)] = size
+    return param, call, height + 1, size
 
 
 def _substitute(node, binding: dict[str, A.CallArg], fixed: set[int] = frozenset()):  # type: ignore[assignment]
@@ -216,8 +244,9 @@ class Expander:
         # the table keeps alive) let both skip the parts a call cannot change.
         self._fixed: set[int] = set()  # mention no $parameter
         self._plain: dict[int, int] = {}  # mention no parameter and hold no call: id -> height
+        self._sizes: dict[int, int] = {}  # the same nodes: id -> size in nodes
         for m in self.macros():
-            _macro_shapes(m.body.body, self._plain, self._fixed)
+            _macro_shapes(m.body.body, self._plain, self._fixed, self._sizes)
         # A call inside a macro body that mentions no parameter is the same object at every use of the
         # macro, and expands to the same Group: kept here by id (the call kept alive with it), with what
         # its expansion met (the macros it went through, how many levels deep, the deepest AST level
@@ -226,34 +255,59 @@ class Expander:
         self._sigs: set[str] = set()  # macros the expansions under way went through
         self._chain = 0  # macro levels below the expansion under way
         self._reach = 0  # deepest AST level an expansion under way visited
+        self._size = 0  # nodes of the program being expanded so far (a shared subtree counted at each use)
+        self._too_large = False
 
     @property
     def broken(self) -> set[str]:
         return set(self.table.get(BROKEN, []))  # type: ignore[arg-type]
 
     def macros(self) -> list[Macro]:
-        return [m for name, ms in self.table.items() if name != BROKEN for m in ms]
+        return [m for name, ms in self.table.items() if name not in (BROKEN, ACTIVATION) for m in ms]
 
     def program(self, prog: A.Program) -> A.Program:
         return A.Program(self.expand(prog.body), span=prog.span)
 
     def expand(self, node, stack: tuple[str, ...] = ()):
         """`node` with every macro call replaced by its body (`stack`: the macros it sits in)."""
-        self._outer, self._too_deep = None, False
-        self._sigs, self._chain, self._reach = set(), 0, 0
-        return self._walk(node, stack, 0)
+        self._outer, self._too_deep, self._too_large = None, False, False
+        self._sigs, self._chain, self._reach, self._size = set(), 0, 0, 0
+        out = self._walk(node, stack, 0)
+        if self._too_large:  # reported: what was expanded before the limit is not worth checking and emitting
+            return () if isinstance(node, tuple) else A.Nothing(span=getattr(node, "span", None))
+        return out
+
+    def _grow(self, nodes: int, node, stack: tuple[str, ...]) -> bool:
+        """Count `nodes` more nodes of the expanded program; False (with one E106 per program) past the size."""
+        self._size += nodes
+        if self._size <= MAX_EXPANDED_SIZE:
+            return True
+        if not self._too_large:
+            self._too_large = self.cut_short = True
+            self.diags.error("E106", f"macros expand into a program of over {MAX_EXPANDED_SIZE:,} parts"
+                             + (f" ({' -> '.join(stack)})" if stack else ""), self._outer_span(node),
+                             hint="a macro that calls another twice doubles the program at every level")
+        return False
 
     def _walk(self, node, stack: tuple[str, ...], depth: int):
+        if self._too_large:  # the whole program is dropped (see expand): stop at once
+            return node
         if isinstance(node, tuple):
             return _same_tuple(tuple(self._walk(n, stack, depth) for n in node), node)
         if isinstance(node, A.Call):
             return self._expand(node, stack, depth)
+        if isinstance(node, A.ActivateTiming) and ACTIVATION in self.table:
+            return self._activation(node, stack, depth)
         if isinstance(node, A.Node):
             height = self._plain.get(id(node))
             if height is not None and depth + height <= MAX_EXPANDED_NESTING:
                 if depth + height - 1 > self._reach:
                     self._reach = depth + height - 1
+                if not self._grow(self._sizes[id(node)], node, stack):
+                    return A.Nothing(span=node.span)
                 return node  # part of a macro body with no call and no parameter in it
+            if not self._grow(1, node, stack):
+                return A.Nothing(span=node.span)
             if depth > self._reach:
                 self._reach = depth
             if depth >= MAX_EXPANDED_NESTING:
@@ -272,6 +326,19 @@ class Expander:
                         changes[name] = new
             return _replace(node, changes) if changes else node
         return node
+
+    def _activation(self, node: A.ActivateTiming, stack: tuple[str, ...], depth: int) -> A.Activation:
+        """`activate TIMING abilities`: the activation order with $timing filled in (macros in it expanded)."""
+        order = self.table[ACTIVATION][0]
+        if ACTIVATION in stack:  # an order that activates itself: 'activate $timing abilities' inside it
+            self.diags.error("E106", "the activation order activates abilities of a timing itself ('activate "
+                             "... abilities' inside it): use 'activate $timing ability of ...'", order.span)
+            return A.Activation(node.timing, (), span=node.span)
+        self.used.add(ACTIVATION)
+        binding = {"timing": A.CallArg("word", node.timing, span=node.span)}
+        body = _substitute(order.body.body, binding)
+        body = self._walk(body, (*stack, ACTIVATION), depth + 1)
+        return A.Activation(node.timing, body, span=node.span)
 
     def _outer_span(self, node) -> Span:
         return self._outer.span if self._outer is not None else node.span
@@ -302,9 +369,11 @@ class Expander:
         self.used.add(macro.signature)
         fixed = id(call) in self._fixed
         if fixed and (hit := self._memo.get(id(call))) is not None:
-            _, group, sigs, chain, reach = hit
+            _, group, sigs, chain, reach, size = hit
             if sigs.isdisjoint(stack) and len(stack) + chain <= MAX_EXPANSION_DEPTH \
                     and depth + reach < MAX_EXPANDED_NESTING:
+                if not self._grow(size, call, stack):
+                    return A.Nothing(span=call.span)
                 self.used |= sigs
                 self._sigs |= sigs
                 self._chain = max(self._chain, chain)
@@ -312,6 +381,7 @@ class Expander:
                 return group
         outer = self._sigs, self._chain, self._reach
         self._sigs, self._chain, self._reach = {macro.signature}, 0, depth
+        size_before = self._size
         errors = len(self.diags.items)
         binding = {}
         for want, arg in zip(macro.shape, call.args, strict=True):
@@ -321,8 +391,8 @@ class Expander:
         body = self._walk(body, (*stack, macro.signature), depth + 1)
         group = A.Group(body, macro=macro.signature, call=text(call), span=call.span)
         sigs, chain, reach = self._sigs, self._chain + 1, self._reach
-        if fixed and len(self.diags.items) == errors and not self._too_deep:
-            self._memo[id(call)] = (call, group, frozenset(sigs), chain, reach - depth)
+        if fixed and len(self.diags.items) == errors and not self._too_deep and not self._too_large:
+            self._memo[id(call)] = (call, group, frozenset(sigs), chain, reach - depth, self._size - size_before)
         self._sigs = outer[0] | sigs
         self._chain = max(outer[1], chain)
         self._reach = max(outer[2], reach)

@@ -8,6 +8,7 @@ the folder, except under scenarios/). Built-in packs live in the installed
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,10 +52,21 @@ def builtin_packs() -> dict[str, Path]:
 
 
 def find_packs(root: Path) -> list[Path]:
-    """Every pack folder at or under `root`, in path order."""
+    """Every pack folder at or under `root` (at most MAX_SEARCH_DEPTH levels below it), in path order;
+    symbolic links are not followed."""
     if (root / "pack.yaml").is_file():
         return [root]
-    return sorted(p.parent for p in root.rglob("pack.yaml") if "scenarios" not in p.parts)
+    found = walk(root, lambda rel: rel.name == "pack.yaml" and "scenarios" not in rel.parts,
+                 max_depth=MAX_SEARCH_DEPTH)
+    return sorted(p.parent for p in found.files)
+
+
+def has_pack(folder: Path) -> bool:
+    """Whether `folder` holds a pack.yaml (never raises: a name too long or a loop of links is no pack)."""
+    try:
+        return (folder / "pack.yaml").is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def resolve_pack_ref(ref: str) -> Path | None:
@@ -62,43 +74,83 @@ def resolve_pack_ref(ref: str) -> Path | None:
     p = Path(ref)
     if p.name == "pack.yaml":
         p = p.parent
-    if (p / "pack.yaml").is_file():
+    if has_pack(p):
         return p
     return builtin_packs().get(ref)
 
 
 SKIPPED_DIRS = ("scenarios", "templates")  # top-level folders of a pack that hold no card files
+MAX_FOLDER_DEPTH = 32  # folders nested deeper than this in a pack are not read (a diagnostic says so)
+MAX_SEARCH_DEPTH = 64  # nor packs and scenario files deeper than this below a folder searched for them
 
 
-def card_files(folder: Path, links: list[Path] | None = None) -> list[Path]:
+@dataclass
+class Walk:
+    """What walking a folder found: the files that match, in path order; symbolic links that would have
+    matched or led to a folder (never followed); folders that could not be read, with why."""
+
+    files: list[Path] = field(default_factory=list)
+    links: list[Path] = field(default_factory=list)
+    problems: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def walk(root: Path, wanted: Callable[[Path], bool], skip: Callable[[Path], bool] = lambda rel: False,
+         problems: list[tuple[Path, str]] | None = None, max_depth: int = MAX_FOLDER_DEPTH) -> Walk:
+    """The files under `root` whose path relative to it is `wanted`, without recursion (a folder a
+    thousand levels deep costs a list, not the stack) and without following a symbolic link; folders
+    whose relative path is `skip`ped are not entered. Special files (pipes, devices) are listed like
+    regular ones: reading them is refused, with a diagnostic, where they are read."""
+    out = Walk()
+    todo = [(root, Path(), 0)]
+    while todo:
+        d, rel_d, depth = todo.pop()
+        if depth > max_depth:
+            out.problems.append((d, f"folders nested deeper than {max_depth} levels are not read"))
+            continue
+        try:
+            with os.scandir(d) as it:
+                entries = list(it)
+        except OSError as e:
+            if d == root and not root.is_dir():
+                continue
+            out.problems.append((d, f"cannot read this folder: {(e.strerror or str(e)).lower()}"))
+            continue
+        for e in entries:
+            path, rel = Path(e.path), rel_d / e.name
+            try:
+                if e.is_symlink():
+                    if wanted(rel) or e.is_dir():
+                        out.links.append(path)
+                elif e.is_dir(follow_symlinks=False):
+                    if not skip(rel):
+                        todo.append((path, rel, depth + 1))
+                elif wanted(rel):
+                    out.files.append(path)
+            except OSError as err:
+                out.problems.append((path, (err.strerror or str(err)).lower()))
+    out.files.sort()
+    out.links.sort()
+    if problems is not None:
+        problems.extend(out.problems)
+    return out
+
+
+def _is_card_file(rel: Path) -> bool:
+    return rel.name.endswith(".yaml") and not (len(rel.parts) == 1 and rel.name in ("pack.yaml", "rules.yaml"))
+
+
+def card_files(folder: Path, links: list[Path] | None = None,
+               problems: list[tuple[Path, str]] | None = None) -> list[Path]:
     """The card files of a pack: every *.yaml under `folder` except pack.yaml, rules.yaml and the
     scenarios/ and templates/ folders, in path order.
 
     Symbolic links are never followed: a pack is read only from files inside its folder. Links
-    that would have been read (a *.yaml file or a folder) are appended to `links` when given."""
-    out: list[Path] = []
-    todo = [folder]
-    while todo:
-        d = todo.pop()
-        try:
-            entries = list(os.scandir(d))
-        except OSError:
-            continue
-        for e in entries:
-            path = Path(e.path)
-            top = d == folder
-            if top and e.name in SKIPPED_DIRS:
-                continue
-            if e.is_symlink():
-                yaml_file = e.name.endswith(".yaml") and not (top and e.name in ("pack.yaml", "rules.yaml"))
-                if (yaml_file or e.is_dir()) and links is not None:
-                    links.append(path)
-                continue
-            if e.is_dir(follow_symlinks=False):
-                todo.append(path)
-            elif e.name.endswith(".yaml") and not (top and e.name in ("pack.yaml", "rules.yaml")):
-                out.append(path)
-    return sorted(out)
+    that would have been read (a *.yaml file or a folder) are appended to `links` when given, and
+    folders that could not be read to `problems`."""
+    found = walk(folder, _is_card_file, lambda rel: len(rel.parts) == 1 and rel.name in SKIPPED_DIRS, problems)
+    if links is not None:
+        links.extend(found.links)
+    return found.files
 
 
 def _link_error(path: Path, folder: Path, diags: Diagnostics) -> None:
@@ -111,15 +163,24 @@ def _link_error(path: Path, folder: Path, diags: Diagnostics) -> None:
                 hint="copy the file into the pack; to build on another pack, name it in `extends`")
 
 
-def _load_one(folder: Path, diags: Diagnostics) -> PackSource | None:
+# Reads one file of a pack and validates it against a schema ("pack", "rules", "cards"): the document, or
+# None with diagnostics. load_chain takes another reader to serve unsaved editor buffers and unchanged files
+# from memory (compiler/incremental.py); it must report exactly what read_document reports.
+Reader = Callable[[Path, str, str, Diagnostics], "YamlDoc | None"]
+
+
+def read_document(path: Path, kind: str, display: str, diags: Diagnostics) -> YamlDoc | None:
+    doc = load_yaml_file(path, diags, display)
+    return doc if doc is not None and validate(doc, kind, diags) else None
+
+
+def _load_one(folder: Path, diags: Diagnostics, read: Reader = read_document) -> PackSource | None:
     for name in ("pack.yaml", "rules.yaml"):
         if (folder / name).is_symlink():
             _link_error(folder / name, folder, diags)
             return None
-    pack_doc = load_yaml_file(folder / "pack.yaml", diags, display_path(folder / "pack.yaml"))
+    pack_doc = read(folder / "pack.yaml", "pack", display_path(folder / "pack.yaml"), diags)
     if pack_doc is None:
-        return None
-    if not validate(pack_doc, "pack", diags):
         return None
     v = pack_doc.value
     src = PackSource(v["id"], v["name"], v["version"], folder, list(v.get("extends", [])), pack_doc)
@@ -128,24 +189,27 @@ def _load_one(folder: Path, diags: Diagnostics) -> PackSource | None:
                     pack_doc.span(("id",)))
     rules_path = folder / "rules.yaml"
     if rules_path.is_file():
-        doc = load_yaml_file(rules_path, diags, display_path(rules_path))
-        if doc is None or not validate(doc, "rules", diags):
+        doc = read(rules_path, "rules", display_path(rules_path), diags)
+        if doc is None:
             # Cards cannot be checked against rules we could not read: stop here, without a cascade.
             return None
         src.rules_doc = doc
     links: list[Path] = []
-    files = card_files(folder, links)
+    problems: list[tuple[Path, str]] = []
+    files = card_files(folder, links, problems)
     for path in links:
         _link_error(path, folder, diags)
+    for path, why in problems:
+        diags.error("E006", why, Span(display_path(path), 1, 1))
     for path in files:
-        doc = load_yaml_file(path, diags, display_path(path))
-        if doc is not None and validate(doc, "cards", diags):
+        doc = read(path, "cards", display_path(path), diags)
+        if doc is not None:
             src.card_docs.append(doc)
     return src
 
 
-def load_chain(folder: Path, diags: Diagnostics) -> list[PackSource] | None:
-    """The pack at `folder` and everything it extends, base packs first."""
+def load_chain(folder: Path, diags: Diagnostics, read: Reader = read_document) -> list[PackSource] | None:
+    """The pack at `folder` and everything it extends, base packs first (each file read with `read`)."""
     loaded: dict[Path, PackSource] = {}
     order: list[PackSource] = []
 
@@ -159,7 +223,7 @@ def load_chain(folder: Path, diags: Diagnostics) -> list[PackSource] | None:
             span = via[0].span(via[1]) if via else Span(str(path), 1, 1)
             diags.error("E021", f"'extends' goes deeper than {MAX_CHAIN} packs", span)
             return False
-        src = _load_one(path, diags)
+        src = _load_one(path, diags, read)
         if src is None:
             return False
         loaded[key] = src
@@ -202,6 +266,6 @@ def _cycle(src: PackSource, stack: list[str], via, diags: Diagnostics) -> bool:
 
 def _find_parent(pack_id: str, child: Path) -> Path | None:
     sibling = child.parent / pack_id
-    if (sibling / "pack.yaml").is_file():
+    if has_pack(sibling):
         return sibling
     return builtin_packs().get(pack_id)

@@ -131,6 +131,10 @@ class _ToAst(Transformer):
         return A.This(span=self._s(meta))
 
     @v_args(meta=True)
+    def local_card(self, meta, items):
+        return A.LocalCard(str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
     def param(self, meta, items):
         return A.Param(str(items[0])[1:], span=self._s(meta))
 
@@ -140,6 +144,14 @@ class _ToAst(Transformer):
             return A.PlayerRef(kind, span=self._s(meta))
 
         return f
+
+    @v_args(meta=True)
+    def automa_ref(self, meta, items):
+        return A.PlayerRef("automa", str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def cond(self, meta, items):
+        return A.Cond(items[0], items[1], items[2], span=self._s(meta))
 
     you = _pref("you")
     active = _pref("active")
@@ -151,6 +163,10 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def zone(self, meta, items):
         return A.ZoneRef(str(items[0]), items[1] if len(items) > 1 else None, span=self._s(meta))
+
+    @v_args(meta=True)
+    def zone_of(self, meta, items):
+        return A.ZoneOf(items[0], span=self._s(meta))
 
     def zones(self, items):
         return tuple(items)
@@ -166,7 +182,7 @@ class _ToAst(Transformer):
         for it in items:
             if isinstance(it, _Where):
                 where = it.expr
-            elif it and isinstance(it[0], A.ZoneRef):
+            elif it and isinstance(it[0], A.ZoneRef | A.ZoneOf):
                 zones = it
             else:
                 filters = it
@@ -202,6 +218,10 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def not_this(self, meta, _):
         return A.NotThis(span=self._s(meta))
+
+    @v_args(meta=True)
+    def not_card(self, meta, items):
+        return A.NotCard(items[0], span=self._s(meta))
 
     @v_args(meta=True)
     def each_of(self, meta, items):
@@ -493,6 +513,25 @@ class _ToAst(Transformer):
         return A.Reveal(items[0], items[1], span=self._s(meta))
 
     @v_args(meta=True)
+    def open_window(self, meta, items):
+        return A.OpenWindow(str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def as_soon_as(self, meta, items):
+        cond, *rest = items
+        query = rest.pop(0) if rest and isinstance(rest[0], A.Query) else None
+        return A.AsSoonAs(cond, query, tuple(rest), span=self._s(meta))
+
+    @v_args(meta=True)
+    def let(self, meta, items):
+        return A.Let(str(items[0]), items[1], span=self._s(meta))
+
+    let_card = let
+
+    def as_name(self, items):
+        return _AsName(str(items[0]))
+
+    @v_args(meta=True)
     def choose_x(self, meta, items):
         return A.ChooseX(items[0], items[1], span=self._s(meta))
 
@@ -516,7 +555,7 @@ class _ToAst(Transformer):
         for it in items:
             if isinstance(it, str):
                 end = it
-            elif isinstance(it, A.ZoneRef):
+            elif isinstance(it, A.ZoneRef | A.ZoneOf):
                 zone = it
             else:
                 filters = it
@@ -597,6 +636,10 @@ class _ToAst(Transformer):
         return A.Players("each_other", None, items[0] if items else None, span=self._s(meta))
 
     @v_args(meta=True)
+    def each_opponent(self, meta, items):
+        return A.Players("opponents", None, items[0] if items else None, span=self._s(meta))
+
+    @v_args(meta=True)
     def chosen_player(self, meta, _):
         return A.Players("chosen", None, None, span=self._s(meta))
 
@@ -609,9 +652,12 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def for_each(self, meta, items):
-        rev = len(items) > 1 and isinstance(items[1], _Reverse)
-        body = items[2:] if rev else items[1:]
-        return A.ForEach(items[0], tuple(body), rev, span=self._s(meta))
+        query, *rest = items
+        rev = bool(rest) and isinstance(rest[0], _Reverse)
+        if rev:
+            rest = rest[1:]
+        name = rest.pop(0).name if rest and isinstance(rest[0], _AsName) else None
+        return A.ForEach(query, tuple(rest), rev, name, span=self._s(meta))
 
     def _rep(kind):
         @v_args(meta=True)
@@ -634,7 +680,9 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def choose_card(self, meta, items):
-        return A.ChooseCard(items[0], tuple(items[1:]), span=self._s(meta))
+        query, *rest = items
+        name = rest.pop(0).name if rest and isinstance(rest[0], _AsName) else None
+        return A.ChooseCard(query, tuple(rest), name, span=self._s(meta))
 
     def subj_you(self, _):
         return "you"
@@ -684,6 +732,11 @@ class _Reverse:
 class _Where:
     def __init__(self, expr) -> None:
         self.expr = expr
+
+
+class _AsName:
+    def __init__(self, name: str) -> None:
+        self.name = name
 
 
 def _diag_for(e: UnexpectedInput, text: str, locate: Locate, diags: Diagnostics, what: str) -> None:

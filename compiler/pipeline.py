@@ -8,18 +8,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cardsmith.bytecode import CardDef, Code, CompiledPack, ModifierDef, TriggerDef
+from cardsmith.bytecode import CardDef, ClaimDef, Code, CompiledPack, ModifierDef, TriggerDef
 
 from . import ast as A
 from .check import Checker, Context
-from .diagnostics import Diagnostics, Span, did_you_mean
+from .diagnostics import Diagnostics, SourceCache, Span, did_you_mean
 from .emit import Emitter, SpanTable, const_value
-from .expand import BROKEN, Expander, build_macros
+from .expand import ACTIVATION, BROKEN, Expander, build_macros
 from .packs import PackSource, load_chain, resolve_pack_ref
 from .parse import parse_expression, parse_program
 from .vocab import Entry, Vocabulary, build_vocabulary
 from .yamlsrc import YamlDoc
+
+if TYPE_CHECKING:
+    from .incremental import CompileMemo
 
 
 @dataclass
@@ -40,22 +44,30 @@ class CompileResult:
         return self.pack is not None and not self.diagnostics.has_errors
 
 
-def compile_pack(ref: str | Path, diags: Diagnostics | None = None, cache: bool = False) -> CompileResult:
+def compile_pack(ref: str | Path, diags: Diagnostics | None = None, cache: bool = False,
+                 memo: CompileMemo | None = None) -> CompileResult:
     """Compile a pack given by built-in id or folder path.
 
     With `cache=True` a clean compile is kept on disk (compiler/cache.py) and reused while no source
     file, nor the compiler, changes; warnings are reported again on a hit. A hit carries the pack but
     no checked AST (`compiler` is None): tools that compile more programs against the pack (scenarios,
-    describe) compile without the cache."""
+    describe) compile without the cache.
+
+    With a `memo` (compiler/incremental.py: an editor compiling the same pack on every keystroke) files come
+    from the memo's unsaved buffers, and a card whose file and rules did not change since the memo's last
+    compile is not compiled again; the diagnostics are the same as without it."""
     diags = diags if diags is not None else Diagnostics()
     folder = resolve_pack_ref(str(ref))
     if folder is None:
         from .packs import builtin_packs
 
         diags.error("E024", f"no pack '{ref}': not a built-in pack id nor a folder with a pack.yaml",
-                    Span(str(ref), 0, 0), hint=did_you_mean(str(ref), builtin_packs()))
+                    Span(str(ref), 1, 1), hint=did_you_mean(str(ref), builtin_packs()))
         return CompileResult(None, diags)
     key = None
+    if memo is not None:
+        chain = load_chain(folder, diags, memo.read)
+        return _Compiler(chain, diags, memo).run() if chain is not None else CompileResult(None, diags)
     if cache:
         from . import cache as disk
 
@@ -79,14 +91,21 @@ def _text_locator(doc: YamlDoc, path: tuple):
 
 
 class _Compiler:
-    def __init__(self, chain: list[PackSource], diags: Diagnostics) -> None:
+    def __init__(self, chain: list[PackSource], diags: Diagnostics, memo: CompileMemo | None = None) -> None:
         self.chain = chain
         self.diags = diags
+        self.memo = memo
+        if memo is not None:
+            memo.begin(chain)
         self.voc: Vocabulary = build_vocabulary([p.rules_doc for p in chain if p.rules_doc], diags)
-        self.macros = build_macros(self.voc, diags)
+        self.macros = memo.macros(self.voc, diags) if memo is not None else build_macros(self.voc, diags)
         self.expander = Expander(self.macros, diags)
         self.checker = Checker(self.voc, diags, set(self.macros) - {BROKEN}, self.expander.broken)
-        self.spans = SpanTable()
+        # The checker points at a word on its source line: the line of the text compiled (an editor's unsaved
+        # buffer, or the file as read), never a newer one on the disk.
+        self.checker._lines = SourceCache({d.file: d.text for p in chain
+                                           for d in (p.pack_doc, p.rules_doc, *p.card_docs) if d is not None})
+        self.spans = memo.spans if memo is not None else SpanTable()
         self.emitter = Emitter(self.voc, self.spans)
         self.cards_compiled = 0
         self.asts: dict[str, object] = {}  # code name -> checked AST body or expression (describe reads it)
@@ -97,7 +116,7 @@ class _Compiler:
         """Parse, expand and check a program; returns its AST body or None."""
         prog = self._parsed.pop((id(doc), path), None)  # parsed already, looking for payment sources
         if prog is None:
-            prog = parse_program(str(doc._get(path)), _text_locator(doc, path), self.diags)
+            prog = self._parse(parse_program, doc, path)
         if prog is None:
             return None
         prog = self.expander.program(prog)
@@ -109,15 +128,25 @@ class _Compiler:
         return prog.body
 
     def expression(self, doc: YamlDoc, path: tuple, ctx: Context, want: str = "bool"):
-        text = doc._get(path)
-        e = parse_expression(str(text), _text_locator(doc, path), self.diags)
+        e = self._parse(parse_expression, doc, path)
         if e is None:
             return None
         # Expressions may use macros only through their arguments; expand for symmetry.
         e = self.expander.expand(e)
         before = len(self.diags.errors)
-        self.checker.expect(e, want, ctx)
+        if want == "value":  # a number or a condition (a ranking key: a condition counts as 1 or 0)
+            if self.checker.expr(e, ctx) == "card":
+                self.checker.err(ctx, "E102", "expected a number or a condition here, found a card", e.span)
+        else:
+            self.checker.expect(e, want, ctx)
         return e if len(self.diags.errors) == before else None
+
+    def _parse(self, parse, doc: YamlDoc, path: tuple):
+        text = str(doc._get(path))
+        if self.memo is None:
+            return parse(text, _text_locator(doc, path), self.diags)
+        # an editor's compile: a text of a document that did not change is not parsed again
+        return self.memo.parsed(self.diags, doc, path, text, lambda: parse(text, _text_locator(doc, path), self.diags))
 
     def code_for(self, entry: Entry | None, ctx: Context, name: str) -> Code | None:
         if entry is None:
@@ -215,6 +244,25 @@ class _Compiler:
                 self.asts[entry.name] = e
                 tiebreakers.append(self.emitter.expression(entry.name, e))
 
+        ranking = []
+        for entry in voc.ranking:
+            e = self.expression(entry.doc, entry.path, Context("flow", scoring=True), want="value")
+            if e is not None:
+                self.asts[entry.name] = e
+                ranking.append(self.emitter.expression(entry.name, e))
+
+        windows = {}
+        for wname, options in voc.windows.items():
+            windows[wname] = []
+            for i, entry in enumerate(options):
+                name = f"window {wname} {i + 1}"
+                body = self.program(entry.doc, entry.path, Context("flow"), name)
+                if body is not None:
+                    guard = self.emitter.guard_code(f"{name} guard", body)
+                    windows[wname].append({"label": str(entry.value).strip(), "guard": guard,
+                                           "code": self.emitter.program(name, body)})
+        claims = self.rule_claims()
+
         self.card_defaults_checked: set[int] = set()
         cards = self.cards()
         self.unused_macros()
@@ -236,12 +284,41 @@ class _Compiler:
             timings={n: dict(e.value) for n, e in voc.timings.items()},
             activation=dict(voc.activation.value) if voc.activation else {},
             statistics=dict(voc.statistics.value) if voc.statistics else {},
+            ranking=ranking, windows=windows, claims=claims,
+            automa=[{"id": n, "name": e.value.get("name", n), "names": dict(e.value.get("names") or {}),
+                     "opponent": e.value.get("opponent", True)} for n, e in voc.automa.items()],
             cards=cards, setup=setup, game=game, scoring=scoring, tiebreakers=tiebreakers,
             zone_on_empty=zone_on_empty, piece_when_full=piece_when_full, spans=self.spans.spans,
             names=voc.names, payments=payments,
             may_fall_short=[dict(e.value) for e in voc.may_fall_short],
         )
         return CompileResult(pack, self.diags, self.chain, self.cards_compiled, self)
+
+    def rule_claims(self) -> list[ClaimDef]:
+        """rules.yaml 'as-soon-as': claims for every player, in turn from the active player, or for the
+        players of the loop a claim is written in ('each player from first player: as soon as ...')."""
+        out = []
+        for entry in self.voc.claims:
+            body = self.program(entry.doc, entry.path, Context("flow", allow_live=True), entry.name)
+            for s in body or ():
+                players = ["each", "active"]
+                if isinstance(s, A.Scoped) and s.players.kind == "each" and len(s.body) == 1:
+                    start = s.players.start
+                    players = ["each", start.kind if start else "you"]
+                    s = s.body[0]
+                if isinstance(s, A.AsSoonAs):
+                    out.append(self.claim(s, entry.name))
+                    out[-1].players = players
+                else:
+                    self.diags.error("E111", "rules.yaml 'as-soon-as' holds claims: 'as soon as COND: ...', alone or "
+                                     "in a loop over the players ('each player from first player: as soon as ...')",
+                                     s.span)
+        return out
+
+    def claim(self, s: A.AsSoonAs, name: str) -> ClaimDef:
+        query = self.emitter.query(s.query) if s.query is not None else None
+        return ClaimDef(self.emitter.expression(f"{name} as soon as", s.cond), query,
+                        self.emitter.program(f"{name} as soon as: body", s.body))
 
     def unused_macros(self) -> None:
         """Check the macros nothing used, on their own: $parameters stand for any name, and the
@@ -254,6 +331,9 @@ class _Compiler:
                 continue
             body = self.expander.expand(m.body.body, (m.signature,))
             self.checker.stmts(body, ctx)
+        order = self.macros.get(ACTIVATION)
+        if order and ACTIVATION not in self.expander.used:  # no 'activate ... abilities' anywhere: check it alone
+            self.checker.stmts(self.expander.expand(order[0].body.body, (ACTIVATION,)), ctx)
 
     def snippet(self, doc: YamlDoc, path: tuple, name: str, scoring: bool = False) -> Code | None:
         """Compile one more flow-level program (a scenario step, a REPL line) against this pack."""
@@ -302,6 +382,11 @@ class _Compiler:
         return list(out.values())
 
     def card(self, doc: YamlDoc, path: tuple, raw: dict, defaults: dict, pack_id: str) -> CardDef | None:
+        if self.memo is not None:  # a card of a file and rules unchanged since the memo's last compile: kept
+            return self.memo.card(self, doc, path, pack_id, lambda: self._card(doc, path, raw, defaults, pack_id))
+        return self._card(doc, path, raw, defaults, pack_id)
+
+    def _card(self, doc: YamlDoc, path: tuple, raw: dict, defaults: dict, pack_id: str) -> CardDef | None:
         voc = self.voc
         errors_before = len(self.diags.errors)
         self.check_defaults(doc, defaults)
@@ -440,12 +525,14 @@ class _Compiler:
                 card.modifiers.append(ModifierDef(s.stat, q, const_value(s.by, self.voc)))
             elif isinstance(s, A.Prevent):
                 card.prevents.append({"names": list(s.names), "opponents": s.opponents, "scope": s.scope})
+            elif isinstance(s, A.AsSoonAs):
+                card.claims.append(self.claim(s, card.id))
             elif isinstance(s, A.PaySource):
                 card.payments.append(self.emitter.payment(s))
             else:
                 self.diags.error("E111", "an ongoing ability holds only triggers ('when ...'), modifiers "
-                                 "('modify ...'), prohibitions ('prevent ...') and payment sources ('pay ... "
-                                 "with ...')", s.span)
+                                 "('modify ...'), prohibitions ('prevent ...'), claims ('as soon as ...') and "
+                                 "payment sources ('pay ... with ...')", s.span)
 
 
 def _pay_sources(body: tuple) -> list[A.PaySource]:

@@ -48,7 +48,8 @@ _PREF = {"you": "you", "active": "active player", "left": "left neighbour", "rig
 
 def _players(p: A.Players) -> str:
     start = f" from {text(p.start)}" if p.start else ""
-    return {"each": f"each player{start}", "each_other": f"each opponent{start}",
+    return {"each": f"each player{start}", "each_other": f"each other player{start}",
+            "opponents": f"each opponent{start}",
             "turns": f"each player in turn order{start}", "chosen": "a player"}.get(p.kind, text(p.ref))
 
 
@@ -83,6 +84,10 @@ def _target(t) -> str:
     return text(t)
 
 
+def _as(name: str | None) -> str:
+    return f" as {name}" if name else ""
+
+
 def _call_arg(a: A.CallArg) -> str:
     if a.kind == "expr":
         return f"({text(a.value)})"
@@ -104,11 +109,13 @@ def _pay_source(n: A.PaySource) -> str:
 
 _T = {
     A.Program: lambda n: _body(n.body),
-    A.PlayerRef: lambda n: _PREF[n.kind],
+    A.PlayerRef: lambda n: f"automa {n.name}" if n.kind == "automa" else _PREF[n.kind],
     A.It: lambda n: "it",
     A.This: lambda n: "this",
     A.Param: lambda n: f"${n.name}",
+    A.LocalCard: lambda n: f"the {n.name}",
     A.ZoneRef: _zone,
+    A.ZoneOf: lambda n: f"the zone of {text(n.card)}",
     A.Query: _query,
     A.TraitIs: lambda n: f"{n.trait} {' or '.join(n.values)}",
     A.Has: lambda n: n.name,
@@ -117,6 +124,7 @@ _T = {
     A.StatCmp: lambda n: f"{n.stat} {n.op} {text(n.value)}",
     A.FilterNot: lambda n: f"not {text(n.inner)}",
     A.NotThis: lambda n: "other than this",
+    A.NotCard: lambda n: f"other than {text(n.card)}",
     A.Num: lambda n: str(n.value),
     A.Bool: lambda n: "true" if n.value else "false",
     A.VarX: lambda n: "X",
@@ -130,6 +138,7 @@ _T = {
     A.BinOp: _bin,
     A.Not: lambda n: f"not {_paren(n.operand)}",
     A.Neg: lambda n: f"-{text(n.operand)}",
+    A.Cond: lambda n: f"(if {text(n.cond)} then {text(n.then)} else {text(n.otherwise)})",
     A.Amount: _amount,
     A.Gain: lambda n: f"gain {_amount(n.amount)} {n.resource}{_per(n.per)}",
     A.Lose: lambda n: f"lose {_amount(n.amount)} {n.resource}{_per(n.per)}",
@@ -156,6 +165,11 @@ _T = {
     A.Flip: lambda n: f"flip {_target(n.target)}",
     A.Reveal: lambda n: f"reveal {_amount(n.amount)} from {_source(n.source)}",
     A.ChooseX: lambda n: f"choose X from {text(n.low)} to {text(n.high)}",
+    A.Let: lambda n: f"let {n.name} = {text(n.value)}",
+    A.OpenWindow: lambda n: f"open window {n.name}",
+    A.AsSoonAs: lambda n: f"as soon as {text(n.cond)}" + (f" for each {_query(n.query)}" if n.query else "")
+    + f": {_body(n.body)}",
+    A.Activation: lambda n: f"activate {n.timing} abilities",
     A.Move: lambda n: f"move {_amount(n.amount)} card from {_source(n.source)} to {_dest(n.dest)}"
     + (f" face {n.face}" if n.face else ""),
     A.MoveCard: lambda n: f"move {text(n.card)} to {_dest(n.dest)}" + (f" face {n.face}" if n.face else ""),
@@ -164,13 +178,13 @@ _T = {
     A.Costed: lambda n: f"{text(n.cost)}: {_body(n.body)}",
     A.If: lambda n: f"if {text(n.cond)}: {_body(n.then)}" + (f" else: {_body(n.otherwise)}" if n.otherwise else ""),
     A.Scoped: lambda n: f"{_players(n.players)}: {_body(n.body)}",
-    A.ForEach: lambda n: f"for each {_query(n.query)}{' from right to left' if n.reverse else ''}: "
-    f"{_body(n.body)}",
+    A.ForEach: lambda n: f"for each {_query(n.query)}{' from right to left' if n.reverse else ''}"
+    f"{_as(n.name)}: {_body(n.body)}",
     A.Repeat: lambda n: {"times": f"repeat {text(n.value)} times", "until": f"repeat until {text(n.value)}",
                          "while": f"repeat while {text(n.value)}", "up_to": f"up to {text(n.value)} times"}[n.kind]
     + f": {_body(n.body)}",
     A.ChooseOne: lambda n: "choose one: " + " | ".join(_body(o) for o in n.options),
-    A.ChooseCard: lambda n: f"choose a {_query(n.query)}: {_body(n.body)}",
+    A.ChooseCard: lambda n: f"choose a {_query(n.query)}{_as(n.name)}: {_body(n.body)}",
     A.Trigger: lambda n: f"when {n.subject} {n.verb} "
     + (_query(n.object) if isinstance(n.object, A.Query) else (n.object or "")) + f": {_body(n.body)}",
     A.Players: _players,

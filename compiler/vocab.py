@@ -13,7 +13,7 @@ from .diagnostics import Diagnostics, Span, did_you_mean
 from .yamlsrc import YamlDoc
 
 # Names the compiler gives meaning to; a pack cannot declare them.
-RESERVED = {"x", "it", "this", "you", "requires", "player-count"}
+RESERVED = {"x", "it", "this", "you", "requires", "player-count", "total-score"}
 # Card attributes the language gives itself ("row of it"): not available as stat, piece or timing names.
 CARD_ATTRIBUTES = {"row", "column", "position"}
 
@@ -50,6 +50,10 @@ class Vocabulary:
     game: Entry | None = None
     scoring: dict[str, Entry] = field(default_factory=dict)
     tiebreakers: list[Entry] = field(default_factory=list)
+    ranking: list[Entry] = field(default_factory=list)  # empty: total score, then the tiebreakers
+    automa: dict[str, Entry] = field(default_factory=dict)  # seats that are not decision-makers, in order
+    windows: dict[str, list[Entry]] = field(default_factory=dict)  # window -> its options, base packs' first
+    claims: list[Entry] = field(default_factory=list)  # rules-level 'as soon as' programs
     names: dict[str, Any] = field(default_factory=dict)
     glossary: dict[str, dict[str, str]] = field(default_factory=dict)  # term -> {en, ja, ...}, for describe
     payments: list[Entry] = field(default_factory=list)  # 'pay CURRENCY with SOURCE ...' sentences, every pack's
@@ -125,6 +129,9 @@ def build_vocabulary(docs: list[YamlDoc], diags: Diagnostics) -> Vocabulary:
         if "players" in v:
             voc.players = (v["players"]["min"], v["players"]["max"])
             voc.players_entry = Entry("players", v["players"], doc, ("players",))
+            if voc.players[1] < voc.players[0]:  # no game could be played: say so now, not in simulate
+                diags.error("E013", f"players: max {voc.players[1]} is below min {voc.players[0]}",
+                            doc.span(("players", "max")))
         for key in ("activation", "setup", "game", "statistics"):
             if key in v:
                 setattr(voc, key, Entry(key, v[key], doc, (key,)))
@@ -133,6 +140,15 @@ def build_vocabulary(docs: list[YamlDoc], diags: Diagnostics) -> Vocabulary:
         if "tiebreakers" in v:
             voc.tiebreakers = [Entry(f"tiebreaker-{i}", t, doc, ("tiebreakers", i))
                                for i, t in enumerate(v["tiebreakers"])]
+        if "ranking" in v:
+            voc.ranking = [Entry(f"ranking-{i}", r, doc, ("ranking", i)) for i, r in enumerate(v["ranking"])]
+        for name, val in (v.get("automa") or {}).items():
+            voc.automa[name] = Entry(name, val or {}, doc, ("automa", name))
+        for name, val in (v.get("windows") or {}).items():  # an extending pack adds options to a window
+            voc.windows.setdefault(name, []).extend(
+                Entry(name, text, doc, ("windows", name, "options", i)) for i, text in enumerate(val["options"]))
+        voc.claims.extend(Entry(f"as-soon-as-{i}", text, doc, ("as-soon-as", i))
+                          for i, text in enumerate(v.get("as-soon-as") or []))
         if "names" in v:
             voc.names.update(v["names"])
         # an extending pack adds payment sources and exceptions to its base's
@@ -171,6 +187,8 @@ def _check_collisions(voc: Vocabulary, diags: Diagnostics) -> None:
         z = entry.value
         if z["kind"] == "grid" and not ("width" in z and "height" in z):
             diags.error("E109", f"grid zone '{zname}' needs a width and a height", entry.span)
+        if z.get("grows") and z["kind"] != "grid":
+            diags.error("E109", f"zone '{zname}' is a {z['kind']}: only a grid grows", entry.span)
         if z["kind"] == "hex" and not z.get("rows"):
             diags.error("E109", f"hex zone '{zname}' needs its rows (cells per row)", entry.span)
     for ctype, entry in voc.card_types.items():
@@ -181,6 +199,10 @@ def _check_collisions(voc: Vocabulary, diags: Diagnostics) -> None:
         elif start and voc.zones[start].value.get("owner", "player") != "shared":
             diags.error("E109", f"card type '{ctype}' starts in '{start}', a zone each player has: cards start "
                         "in a shared zone and the setup program deals them", entry.doc.span((*entry.path, "start")))
+        back = entry.value.get("back")
+        if back is not None and back not in voc.stats and back not in voc.traits:
+            diags.error("E101", f"card type '{ctype}' shows '{back}' on its back, which is neither a stat nor a trait",
+                        entry.doc.span((*entry.path, "back")), hint=did_you_mean(back, [*voc.stats, *voc.traits]))
     if voc.statistics is not None:
         stats = voc.statistics
         length = stats.value.get("length")

@@ -8,14 +8,16 @@ stages (schema, DSL parser, checker) can point back at the exact place in the fi
 from __future__ import annotations
 
 import bisect
+import datetime
 import re
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from cardsmith.bytecode.inputs import InputError, read_input
 
 from .diagnostics import Diagnostics, Span
 
@@ -59,6 +61,17 @@ class YamlDoc:
     def key_span(self, path: Path_) -> Span:
         return self.key_spans.get(tuple(path)) or self.span(path)
 
+    def source(self, path: Path_) -> str:
+        """The text the value at `path` was read from ('' when there is no such value)."""
+        sp = self.spans.get(tuple(path))
+        if sp is None or sp.line <= 0 or not self._line_starts:
+            return ""
+
+        def index(line: int, col: int) -> int:
+            return (self._line_starts[line - 1] if line <= len(self._line_starts) else len(self.text)) + col - 1
+
+        return self.text[index(sp.line, sp.col):index(sp.end_line or sp.line, sp.end_col or sp.col)]
+
     def _pos(self, index: int) -> tuple[int, int]:
         line = bisect.bisect_right(self._line_starts, index) - 1
         return line + 1, index - self._line_starts[line] + 1
@@ -88,6 +101,22 @@ class YamlDoc:
         e = m[min(max(end - 1, start), len(m) - 1)] + 1
         eline, ecol = self._pos(src_start + e)
         return Span(self.file, line, col, eline, ecol)
+
+    def value_offset(self, path: Path_, line: int, col: int) -> int | None:
+        """The index in the string value at `path` of the character at `line`:`col` (1-based) of the file, the
+        inverse of `text_span`; None when that place is not inside the value's text."""
+        p = tuple(path)
+        rng = self._raw.get(p)
+        value = self._get(p)
+        if rng is None or not isinstance(value, str) or not 0 < line <= len(self._line_starts):
+            return None
+        index = self._line_starts[line - 1] + col - 1
+        if not rng[0] <= index <= rng[1]:
+            return None
+        m = self._maps.get(p)
+        if m is None:
+            m = self._maps[p] = _alignment(value, self.text[rng[0]:rng[1]])
+        return bisect.bisect_left(m, index - rng[0])
 
     def text_locator(self, path: Path_) -> Callable[[int, int | None], Span]:
         """`text_span` of one path as a function of (start, end), with the lookups done once: the
@@ -189,10 +218,17 @@ class _Builder:
         if isinstance(node, yaml.ScalarNode):
             self.doc._raw[path] = (self._index(node.start_mark), self._index(node.end_mark))
             try:
-                return _scalar_constructor.construct_object(node, deep=True)
-            except (ValueError, yaml.YAMLError, OverflowError) as e:
-                self.diags.error("E001", f"bad scalar value: {str(e).splitlines()[0]}", self.span_of(node))
+                value = _scalar_constructor.construct_object(node, deep=True)
+            except Exception as e:  # an explicit tag the text does not fit (!!bool yes-please, !!int "", !!timestamp x)
+                reason = str(e).splitlines()[0] if isinstance(e, ValueError | yaml.YAMLError | OverflowError) else \
+                    f"{node.value[:40]!r} cannot be read as {_tag_word(node.tag)}"
+                self.diags.error("E001", f"bad scalar value: {reason}", self.span_of(node))
                 return node.value
+            if not isinstance(value, _PLAIN):  # !!binary: bytes no pack field takes
+                self.diags.error("E001", f"bad scalar value: the tag {_tag_word(node.tag)} is not supported",
+                                 self.span_of(node), hint="write the value without a tag")
+                return node.value
+            return value
         if isinstance(node, yaml.SequenceNode):
             return [self.build(child, (*path, i), depth + 1) for i, child in enumerate(node.value)]
         if isinstance(node, yaml.MappingNode):
@@ -221,6 +257,13 @@ class _Builder:
 
 class _Abort(Exception):
     pass
+
+
+_PLAIN = (str, int, float, bool, type(None), datetime.date)  # what a scalar of a pack may be
+
+
+def _tag_word(tag: str) -> str:
+    return "!!" + tag.rsplit(":", 1)[-1] if tag.startswith("tag:yaml.org,2002:") else tag
 
 
 _NEWLINE = re.compile("\n")
@@ -504,28 +547,30 @@ def load_yaml_text(text: str, file: str, diags: Diagnostics) -> YamlDoc | None:
     return doc
 
 
-def load_yaml_file(path: Path | str, diags: Diagnostics, display: str | None = None) -> YamlDoc | None:
-    """Load one YAML file; on any problem record diagnostics and return None."""
-    path = Path(path)
+def load_yaml_file(path: Path | str, diags: Diagnostics, display: str | None = None,
+                   follow: bool = False) -> YamlDoc | None:
+    """Load one YAML file; on any problem record diagnostics and return None.
+
+    Only a regular file of at most MAX_FILE_BYTES is read (bytecode/inputs.py); a symbolic link only with
+    `follow` (a file a person named, never one found inside a pack)."""
     file = display or str(path)
     try:
-        st = path.stat()
-        if not stat.S_ISREG(st.st_mode):
-            diags.error("E006", "not a regular file (a folder, device or pipe cannot be read as YAML)",
-                        Span(file, 0, 0))
-            return None
-        size = st.st_size
-        if size <= MAX_FILE_BYTES:
-            # Read one byte past the limit: a file that grows while we read it is still caught.
-            with path.open("rb") as fh:
-                data = fh.read(MAX_FILE_BYTES + 1)
-            size = max(size, len(data))
-        if size > MAX_FILE_BYTES:
-            diags.error("E005", f"file is {size:,} bytes; the limit for a pack file is {MAX_FILE_BYTES:,}",
+        data = read_input(path, MAX_FILE_BYTES, follow=follow)
+    except InputError as e:
+        if e.size is not None:
+            diags.error("E005", f"file is {e.size:,} bytes; the limit for a pack file is {MAX_FILE_BYTES:,}",
                         Span(file, 1, 1), hint="split the cards over several files")
-            return None
-    except OSError as e:
-        diags.error("E006", f"cannot read file: {e.strerror or e}", Span(file, 0, 0))
+        else:
+            diags.error("E006", f"cannot read this file: {e.message}", Span(file, 1, 1))
+        return None
+    return load_yaml_bytes(data, file, diags)
+
+
+def load_yaml_bytes(data: bytes, file: str, diags: Diagnostics) -> YamlDoc | None:
+    """Load the contents of one file (read by `load_yaml_file`, or an editor's unsaved buffer)."""
+    if len(data) > MAX_FILE_BYTES:
+        diags.error("E005", f"file is {len(data):,} bytes; the limit for a pack file is {MAX_FILE_BYTES:,}",
+                    Span(file, 1, 1), hint="split the cards over several files")
         return None
     text = decode_source(data, file, diags)
     if text is None:

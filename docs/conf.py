@@ -29,7 +29,7 @@ copyright = "the cardsmith authors"
 release = __version__
 version = ".".join(__version__.split(".")[:2])
 
-extensions = ["sphinx.ext.autodoc", "sphinx_click", "cardsmith_examples", "cardsmith_reference"]
+extensions = ["sphinx.ext.autodoc", "sphinx_click", "cardsmith_examples", "cardsmith_schemas", "cardsmith_reference"]
 
 # The pack every effect-language example is compiled against (relative to this folder).
 cardsmith_example_pack = "example-pack"

@@ -81,12 +81,13 @@ def _interval_bars(ax, xs, rates, color, label=None, horizontal=False, marker="o
 
 
 def seat_plot(b: Balance, folder: Path) -> Plot:
-    fig = _figure(max(4.8, 1.2 + 1.1 * b.players), 3.6)
+    seats = len(b.seats)  # the players, then any automa seats
+    fig = _figure(max(4.8, 1.2 + 1.1 * seats), 3.6)
     ax = fig.add_subplot()
-    xs = list(range(1, b.players + 1))
+    xs = list(range(1, seats + 1))
     ax.bar(xs, [s.rate.rate for s in b.seats], color="#dfe9d3", edgecolor="#3d9a3d", width=0.6)
     _interval_bars(ax, xs, [s.rate for s in b.seats], "#1d1d1b")
-    ax.axhline(1 / b.players, color=_EVEN, linestyle="--", linewidth=1, label=f"even share 1/{b.players}")
+    ax.axhline(1 / seats, color=_EVEN, linestyle="--", linewidth=1, label=f"even share 1/{seats}")
     for x, s in zip(xs, b.seats, strict=True):
         ax.annotate(f"{s.rate.wins:g}/{s.rate.count}", (x, s.rate.high), textcoords="offset points",
                     xytext=(0, 4), ha="center", fontsize=8)
@@ -133,7 +134,8 @@ def card_plot(b: Balance, folder: Path, min_plays: int, top: int = 15) -> Plot:
         ax.set_yticks(ys, [f"{c.name} (n={c.played.count})" for c in shown], fontsize=7)
         if len(ranked) > 2 * top:
             ax.axhline(ys[top - 1] - 0.5, color="#d8d4cc", linewidth=1)
-        ax.axvline(1 / b.players, color=_EVEN, linestyle="--", linewidth=1, label=f"even share 1/{b.players}")
+        ax.axvline(1 / len(b.seats), color=_EVEN, linestyle="--", linewidth=1,
+                   label=f"even share 1/{len(b.seats)}")
         fig.legend(loc="outside lower center", ncol=3, fontsize=7, frameon=False)
     else:
         ax.text(0.5, 0.5, f"no card was played in {min_plays} or more seat-games", ha="center", va="center",
@@ -173,8 +175,10 @@ def length_plot(b: Balance, folder: Path) -> Plot:
                 f"How many {' and '.join(names)} the {_games(b)} lasted (the values at the end of each game).")
 
 
-def write_report(b: Balance, folder: str | Path, min_plays: int = 10, pack_folder: Path | None = None) -> list[Path]:
+def write_report(b: Balance, folder: str | Path, min_plays: int = 10, pack_folder: Path | None = None,
+                 comparison=None) -> list[Path]:
     """Draw the plots and write index.html into `folder` (created if need be); returns the files written.
+    `comparison` (runtime.balance.Comparison): a what-if section for a variant of the pack.
 
     Everything is made in a scratch folder first and moved in only when the page rendered: a pack
     template that fails (TemplateError) leaves no file behind."""
@@ -197,7 +201,7 @@ def write_report(b: Balance, folder: str | Path, min_plays: int = 10, pack_folde
         html = render_template(
             environment(pack_folder), "balance.html.j2", b=b, plots={p.name: p for p in plots}, cards=table,
             ranked=ranked, min_plays=min_plays, strongest=[c for c in ranked if c.difference[0] > 0][:5],
-            weakest=[c for c in reversed(ranked) if c.difference[0] < 0][:5])
+            weakest=[c for c in reversed(ranked) if c.difference[0] < 0][:5], comparison=comparison)
         (stage / "index.html").write_text(html, encoding="utf-8")
         names = ["index.html"] + [f"{p.name}.{ext}" for p in plots for ext in ("png", "svg")]
         for name in names:

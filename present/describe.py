@@ -7,7 +7,7 @@ cards, and the optional `glossary:` of rules.yaml (term -> {en, ja, en-plural, j
 term that is a macro signature ("draw $n") gives the phrase its calls read as.
 
     d = Describer(compile_pack("earth"), "ja")
-    d.ability("mossback-oak", "yellow")          # '自分の場のカードに成長コマを1個置く。'
+    d.ability("mossback-oak", "yellow")          # '自分の場に成長コマを1個置く。'
 
 Two steps: the planner (text_plan.py) decides once, for every language, what a program says; a
 realiser (text_realise.py and one short subclass per language, with the language's templates in
@@ -28,7 +28,8 @@ from .text_japanese import JapaneseRealiser
 from .text_plan import COMPARISONS, CallInfo, Clause, Planner, call_info
 from .text_realise import Realiser
 
-# A language: its code, and the realiser whose data file is lang/CODE.yaml.
+# A language: its code, and the realiser whose data file is lang/CODE.yaml. A third language is one more
+# data file, one short Realiser subclass (its morphology) and one entry here; see text_realise.py.
 LANGUAGES: dict[str, type[Realiser]] = {"en": EnglishRealiser, "ja": JapaneseRealiser}
 LANGS = tuple(LANGUAGES)
 

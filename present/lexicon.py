@@ -45,6 +45,13 @@ class Lexicon:
                 self.kind.setdefault(v, "trait-values")
 
     def _entry_names(self, name: str, sec: str | None = None) -> dict:
+        if sec == "automa":  # a seat: its names, and its English `name`
+            entry = (getattr(self.voc, "automa", None) or {}).get(name)
+            value = entry.value if entry is not None and isinstance(entry.value, dict) else {}
+            names = dict(value.get("names") or {})
+            if value.get("name"):
+                names.setdefault(SOURCE_LANG, value["name"])
+            return names
         if sec is None or name not in self.voc.sections.get(sec, {}):
             sec = self.kind.get(name)
         if sec in self.SECTIONS:

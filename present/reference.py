@@ -29,7 +29,7 @@ from typing import Any
 
 from cardsmith.compiler import ast as A
 from cardsmith.compiler.diagnostics import Diagnostics
-from cardsmith.compiler.expand import Expander
+from cardsmith.compiler.expand import ACTIVATION, Expander
 
 from .describe import LANGUAGES, Describer
 from .lexicon import SOURCE_LANG
@@ -276,14 +276,16 @@ class _Builder:
                 for ct, v in self.pack.card_types.items()]
         sub = [Section("card-types", L["card_types"], [_table(head=[L["type"], L["count"], L["starts_in"]],
                                                                rows=rows)])]
-        if self.pack.resources:
+        shown = {n: v for n, v in self.pack.resources.items() if not v.get("internal")}  # players see these
+        if shown:
             rows = [[self.t(n, "resources"), str(v.get("start", 0)), self.describe_entry(v)]
-                    for n, v in self.pack.resources.items()]
+                    for n, v in shown.items()]
             sub.append(Section("resources", L["resources"],
                                [_table(head=[L["name"], L["start"], ""], rows=rows)]))
-        if self.pack.counters:
+        shown = {n: v for n, v in self.pack.counters.items() if not v.get("internal")}
+        if shown:
             rows = [[self.t(n, "counters"), str(v.get("start", 0)), self.describe_entry(v)]
-                    for n, v in self.pack.counters.items()]
+                    for n, v in shown.items()]
             sub.append(Section("counters", L["counters"],
                                [_table(head=[L["name"], L["start"], ""], rows=rows)]))
         rows = []
@@ -361,10 +363,10 @@ class _Builder:
                     p = s.players
                     if p.kind == "ref" and p.ref is not None and p.ref.kind == "active":
                         label, inner = L["active"], s.body
-                    elif p.kind == "each_other":
+                    elif p.kind in ("each_other", "opponents"):
                         label, inner = L["others"], s.body
                     elif p.kind in ("each", "turns") and p.start is None:
-                        label, inner = L["everyone"], s.body
+                        label, inner = L["all_players"], s.body
                 text = self.program(inner)
                 if parts and parts[-1][0] == label:
                     parts[-1] = (label, parts[-1][1] + " " + text)
@@ -406,42 +408,27 @@ class _Builder:
         return self.words.title(phrase)
 
     def activation_section(self) -> Section:
+        """The activation order as the pack's `activation.order` program says it, each grid it walks drawn
+        cell by cell, the orders the rules spell out as loops, and the activation rules' notes."""
         L = self.L
         act = self.pack.activation
-        block = [z for z in act.get("block", []) if z in self.pack.zones]
-        main = act.get("main")
         blocks: list[Block] = []
-        block_words = self.series(self.t(z, "zones") for z in block)
-        main_word = self.t(main, "zones") if main else ""
-        lines = []
-        if block and main:
-            pos = act.get("block-position", "before")
-            key = {"before": "block_first", "after": "block_after"}.get(pos, "block_either")
-            lines.append(L[key].format(block=block_words, main=main_word))
-        cells: list[list[int]] = []
-        zone = self.pack.zones.get(main, {}) if main else {}
-        if zone.get("kind") == "grid":
-            w, h = zone.get("width", 1), zone.get("height", 1)
-            cells = [[r * w + c + 1 for c in range(w)] for r in range(h)]
-            lines.append(L["grid_order"].format(main=main_word))
-        elif main:
-            n = 5
-            reverse = act.get("direction") == "reverse"
-            cells = [[n - i for i in range(n)] if reverse else [i + 1 for i in range(n)]]
-            lines.append(L["row_reverse" if reverse else "row_forward"].format(main=main_word))
-        blocks.append(Block("activation", data={
-            "block": [self.t(z, "zones") for z in block], "main": main_word, "cells": cells,
-            "position": act.get("block-position", "before"), "kind": zone.get("kind", ""),
-            "reverse": act.get("direction") == "reverse", "open": zone.get("kind") != "grid",
-        }))
-        if block or main:
-            blocks.append(Block("steps", ordered=True, steps=[Step(x) for x in lines]))
-        else:
-            blocks.clear()
+        order = self.activation_order()
+        if order:
+            blocks.append(Block("p", text=self.program(order)))
+            grids = [z for z in self.walked_zones(order) if self.pack.zones.get(z, {}).get("kind") == "grid"]
+            for z in grids:
+                zone = self.pack.zones[z]
+                w, h = zone.get("width", 1), zone.get("height", 1)
+                cells = [[r * w + c + 1 for c in range(w)] for r in range(h)]
+                blocks.append(Block("activation", data={"block": [], "main": self.t(z, "zones"), "cells": cells,
+                                                        "position": "", "kind": "grid", "reverse": False,
+                                                        "open": False}))
+            if grids:
+                blocks.append(Block("steps", ordered=True, steps=[
+                    Step(L["grid_order"].format(main=self.t(z, "zones"))) for z in grids]))
         blocks.extend(self.walked_orders())
         notes = []
-        if len(block) > 1 and main:
-            notes.append(L["block_together"].format(block=block_words, main=main_word))
         if act.get("optional"):
             notes.append(L["optional"])
         if act.get("once-per-card"):
@@ -450,6 +437,19 @@ class _Builder:
             notes.append(L["partial"])
         blocks.extend(Block("p", text=n) for n in notes)
         return Section("activation", L["activation"], blocks)
+
+    def activation_order(self) -> tuple:
+        """The body of the pack's activation order (what 'activate TIMING abilities' does), $timing as written."""
+        order = self.result.compiler.macros.get(ACTIVATION)
+        return self.expander.program(order[0].body).body if order else ()
+
+    def walked_zones(self, body) -> list[str]:
+        """The zones whose every card a program activates ('activate $t ability of each card in ZONE'), in order."""
+        out: list[str] = []
+        for n in _walk(body):
+            if isinstance(n, A.ActivateCopy) and isinstance(n.target, A.EachOf):
+                out.extend(z.name for z in n.target.query.zones if isinstance(z, A.ZoneRef) and z.name not in out)
+        return out
 
     def walked_orders(self) -> list[Block]:
         """Orders the rules spell out as 'for each card in ZONE [from right to left]: activate ...'."""

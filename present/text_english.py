@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from .text_plan import Body
+from .text_ir import Body
 from .text_realise import Realiser
 
 _MODALS = {"may", "must", "can"}

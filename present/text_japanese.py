@@ -8,7 +8,7 @@ clauses chain, and the counter words of amounts (the glossary's ja-counter, else
 
 from __future__ import annotations
 
-from .text_plan import Clause
+from .text_ir import Clause
 from .text_realise import Realiser
 
 _GODAN = {

@@ -6,8 +6,10 @@ A language is two things:
    file lacks is looked up with its last part dropped, so 'amount.n.upto' may fall back to
    'amount.n'), `joins` (how lists are joined: [separator, last separator]), `labels` (the words of
    rule references), `acronyms`, `verbs` (effect-language verbs: what a trigger's 'play' is),
-   `points` (the glossary term and default word for what `score` gives), `standalone` (clause kinds
-   never joined to a neighbour) and `counter` (the default counter word, for languages with them);
+   `score-unit` (the glossary term and default word for what `score` gives), `standalone` (clause kinds
+   never joined to a neighbour), `counter` (the default counter word, for languages with them),
+   `sentence-separator` and `then` (between sentences, and between the parts of inline statements) and
+   `labelled` (a rule reference's 'label: text');
 2. a short `Realiser` subclass with the language's morphology: how a noun becomes plural, how a
    sentence ends and clauses join, and the filters its templates use (`{slot|filter}`).
 
@@ -29,7 +31,7 @@ from typing import Any, ClassVar
 import yaml
 
 from .lexicon import Lexicon
-from .text_plan import Body, Clause, Phrase, Points, Verb, Word
+from .text_ir import Body, Clause, Phrase, Points, Verb, Word
 
 LANG_DIR = Path(__file__).parent / "lang"
 _SLOT = re.compile(r"\{([a-z0-9_-]+)(?:@([a-z-]+))?((?:\|[a-z0-9_-]+)*)\}")
@@ -40,11 +42,6 @@ def language_data(code: str) -> dict:
     """The data file of a language (present/lang/CODE.yaml), read once."""
     path = LANG_DIR / f"{code}.yaml"
     return yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-
-
-def labels(code: str) -> dict[str, str]:
-    """The words of rule references in a language (its data file's `labels`)."""
-    return dict(language_data(code)["labels"])
 
 
 @functools.cache
@@ -74,7 +71,8 @@ class Realiser:
         self.verbs: dict[str, str] = dict(self.data.get("verbs") or {})
         self.lex = Lexicon(voc, pack, self.code, plural=self.plural if self.marks_plural else None,
                            acronyms=self.data.get("acronyms") or ())
-        self._keys: dict[tuple[str, str | None], str] = {}
+        self._parts: dict[tuple[str, str | None], tuple] = {}  # (key, form) -> the compiled template
+        self._filters: dict[str, Any] = {}
 
     @property
     def standalone(self) -> frozenset[str]:
@@ -98,15 +96,11 @@ class Realiser:
     # ---------------------------------------------------------------- phrases
     def template(self, key: str, form: str | None = None) -> str:
         """The template of a plan key (in a form), the key's last parts dropped until one is found."""
-        found = self._keys.get((key, form))
-        if found is not None:
-            return found
         parts = key.split(".")
         candidates = [".".join(parts[:i]) + f"@{form}" for i in range(len(parts), 0, -1)] if form else []
         candidates += [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
         for k in candidates:
             if k in self.templates:
-                self._keys[(key, form)] = self.templates[k]
                 return self.templates[k]
         raise KeyError(f"language '{self.code}' has no template for '{key}'" + (f" (@{form})" if form else ""))
 
@@ -139,8 +133,11 @@ class Realiser:
     def phrase(self, p: Phrase, form: str | None = None) -> str:
         if p.key == "glossary-phrase":
             return self.glossary_phrase(p.slots["text"], p.slots["args"])
+        parts = self._parts.get((p.key, form))
+        if parts is None:
+            parts = self._parts[(p.key, form)] = _compile(self.template(p.key, form))
         out = []
-        for part in _compile(self.template(p.key, form)):
+        for part in parts:
             if isinstance(part, str):
                 out.append(part)
                 continue
@@ -174,20 +171,28 @@ class Realiser:
         return self.phrase(Phrase("verb", {"term": Word(name)}))
 
     def points(self, plural: bool) -> str:
-        spec = self.data["points"]
+        spec = self.data["score-unit"]
         if spec["glossary"] in self.lex.glossary:
             return self.lex.term(spec["glossary"], plural)
         return self.plural(spec["word"]) if plural and self.marks_plural else spec["word"]
 
     # ---------------------------------------------------------------- filters
     def filter(self, name: str):
+        """A template filter: the realiser's method f_NAME, else a join style of the data."""
+        found = self._filters.get(name)
+        if found is not None:
+            return found
         method = getattr(self, "f_" + name.replace("-", "_"), None)
-        if method is not None:
-            return method
-        if name in self.joins:
+        if method is None and name in self.joins:
             sep, last = self.joins[name]
-            return lambda value, raw: self.join(value, sep, last)
-        raise KeyError(f"language '{self.code}' has no filter or join '{name}'")
+
+            def method(value, raw):
+                return self.join(value, sep, last)
+
+        if method is None:
+            raise KeyError(f"language '{self.code}' has no filter or join '{name}'")
+        self._filters[name] = method
+        return method
 
     @staticmethod
     def join(items: list[str], sep: str, last: str) -> str:

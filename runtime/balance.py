@@ -113,6 +113,19 @@ class Balance:
     by_agent: list[Group]
     cards: list[CardBalance]
     lengths: dict[str, list[int]] = field(default_factory=dict)  # "turns" and the pack's length counter
+    type_names: dict[str, str] = field(default_factory=dict)  # card type -> its name for people
+    played_types: list[str] | None = None  # the card types counted (rules.yaml statistics.played-types)
+
+    def type_name(self, t: str | None) -> str:
+        return self.type_names.get(t or "", (t or "no type").replace("-", " "))
+
+    @property
+    def played_types_text(self) -> str:
+        """The card types counted, by name ('flora, terrain and event'), or '' when all are."""
+        if not self.played_types:
+            return ""
+        names = [self.type_name(t) for t in self.played_types]
+        return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
     @property
     def mixed_seats(self) -> bool:
@@ -135,7 +148,7 @@ class Balance:
             of_type = [c for c in self.cards if (c.type or "") == t]
             never = sum(1 for c in of_type if c.played.count == 0)
             if never:
-                out.append((t, never, len(of_type)))
+                out.append((self.type_name(t or None), never, len(of_type)))
         return out
 
     def length_summary(self) -> list[tuple[str, int, float, float, int]]:
@@ -155,9 +168,12 @@ def analyze(pack: CompiledPack, results: list[GameResult], players: int, seed: i
     seat_agents = [agents[s % len(agents)] for s in range(players)]  # as runtime/simulate.py seats them
     mixed = len(set(seat_agents)) > 1
     seats = []
-    for s in range(players):
+    for s in range(players + len(pack.automa)):  # automa seats (a solo game's AI) win and lose too
         wins = sum(1 / len(r.winners) for r in results if s in r.winners)
-        label = f"seat {s + 1}" + (f" ({seat_agents[s]})" if mixed else "")
+        if s < players:
+            label = f"seat {s + 1}" + (f" ({seat_agents[s]})" if mixed else "")
+        else:
+            label = pack.automa[s - players].get("name") or pack.automa[s - players]["id"]
         seats.append(Group(label, Rate(wins, games), tuple(r.totals[s] for r in results)))
     agent_wins: dict[str, float] = {}
     agent_scores: dict[str, list[int]] = {}
@@ -169,7 +185,8 @@ def analyze(pack: CompiledPack, results: list[GameResult], players: int, seed: i
                 for name in sorted(agent_scores)]
     stats = card_stats(results)
     seat_games = games * players
-    total_wins = sum(1.0 for r in results if r.winners)  # the shares of one game's winners add up to 1
+    # the players' shares of each game's win (an automa seat's share is nobody's card)
+    total_wins = sum(sum(1 for w in r.winners if w < players) / len(r.winners) for r in results if r.winners)
     cards = []
     played_types = pack.statistics.get("played-types")  # the cards a player plays; all when not declared
     for c in pack.cards:
@@ -185,6 +202,93 @@ def analyze(pack: CompiledPack, results: list[GameResult], players: int, seed: i
     lengths = {"turns": [r.turns for r in results]}
     length = pack.statistics.get("length")  # declared by the pack: rules.yaml statistics.length
     if length is not None:
-        lengths[length] = [getattr(r, "shared_counters", {}).get(length, 0) for r in results]
+        name = pack.counters.get(length, {}).get("names", {}).get("en", length.replace("-", " "))
+        lengths[f"{name}s" if not name.endswith("s") else name] = \
+            [getattr(r, "shared_counters", {}).get(length, 0) for r in results]
+    elif players > 1:  # no measure declared: a round is every player's turn once
+        lengths["rounds (turns / players)"] = [-(-r.turns // players) for r in results]
+    type_names = {t: d.get("names", {}).get("en", t.replace("-", " ")) for t, d in pack.card_types.items()}
     return Balance(pack.id, pack.name, pack.version, players, seed, list(agents), dict(params or {}), games,
-                   sum(1 for r in results if r.capped), seats, by_agent, cards, lengths)
+                   sum(1 for r in results if r.capped), seats, by_agent, cards, lengths, type_names,
+                   list(played_types) if played_types is not None else None)
+
+
+# ----------------------------------------------------------------------------- what-if comparisons
+
+
+@dataclass(frozen=True)
+class CardChange:
+    """One changed card in the original pack and in the variant, over the same seeds and agents.
+
+    The card's win rate is that of the seats it came to (drawn, dealt or played): the same seed deals the
+    same cards until play differs, so the change moves this rate by what the card does for its holder. The
+    win rate when played is shown too, but it mixes in who gets to play it: a card made free is also
+    played by players who are behind."""
+
+    id: str
+    name: str
+    base: Rate  # the seats the card came to
+    variant: Rate
+    base_played: Rate  # the seats that played it
+    variant_played: Rate
+    base_plays: Rate  # seat-games in which it was played, out of all seat-games
+    variant_plays: Rate
+
+    @property
+    def difference(self) -> tuple[float, float, float]:
+        """Variant minus original win rate of the card's holders, with its 95% interval (Newcombe)."""
+        return difference(self.variant, self.base)
+
+    @property
+    def played_difference(self) -> tuple[float, float, float]:
+        return difference(self.variant_played, self.base_played)
+
+    @property
+    def plays_difference(self) -> tuple[float, float, float]:
+        return difference(self.variant_plays, self.base_plays)
+
+
+@dataclass
+class Comparison:
+    """A balance run of a pack and of a variant of it, seed for seed."""
+
+    pack_id: str
+    pack_name: str
+    variant: str  # the changes as given, or the variant pack's folder
+    players: int
+    seed: int
+    agents: list[str]
+    games: int
+    cards: list[CardChange]
+    seats: list[tuple[str, Rate, Rate]]  # per seat: label, original and variant win rate
+    identical: int  # games that played out exactly alike (same event log) in both
+
+
+def compare(base_pack: CompiledPack, base: list[GameResult], variant_pack: CompiledPack, variant: list[GameResult],
+            players: int, seed: int, agents: list[str], cards: list[str], described: str) -> Comparison:
+    """The changed `cards` in `variant` against `base` (results of the same seeds and agents)."""
+    games = len(base)
+    seat_games = games * players
+    none = {"wins": 0.0, "count": 0}
+
+    def rate(stats: dict, cid: str) -> Rate:
+        x = stats.get(cid, {}).get("played", none)
+        return Rate(x["wins"], x["count"])
+
+    held = card_stats(base, "held"), card_stats(variant, "held")
+    played = card_stats(base), card_stats(variant)
+    out = []
+    for cid in cards:
+        c = variant_pack.card(cid) or base_pack.card(cid)
+        pb, pv = rate(played[0], cid), rate(played[1], cid)
+        out.append(CardChange(cid, c.name if c else cid, rate(held[0], cid), rate(held[1], cid), pb, pv,
+                              Rate(pb.count, seat_games), Rate(pv.count, seat_games)))
+    seats = []
+    for s in range(players + len(base_pack.automa)):
+        label = f"seat {s + 1}" if s < players else (base_pack.automa[s - players].get("name")
+                                                     or base_pack.automa[s - players]["id"])
+        wins = [sum(1 / len(r.winners) for r in rs if s in r.winners) for rs in (base, variant)]
+        seats.append((label, Rate(wins[0], games), Rate(wins[1], games)))
+    identical = sum(1 for x, y in zip(base, variant, strict=True) if x.log_hash == y.log_hash)
+    return Comparison(base_pack.id, base_pack.name, described, players, seed, list(agents), games, out, seats,
+                      identical)

@@ -18,10 +18,12 @@ from typing import Any
 from cardsmith.bytecode import CompiledPack
 
 from .agents import Agent, RandomAgent
+from .observation import Observation
 from .state import GameState, new_state
 from .vm import VM, Decision, Frame, linker_for
 
 LOG_VERSION = 1
+_EVENT = json.JSONEncoder(separators=(",", ":")).encode  # one encoder for every event (json.dumps makes one a call)
 DEFAULT_MAX_DECISIONS = 50_000
 
 
@@ -39,13 +41,19 @@ class GameResult:
     log_hash: str = ""
     agents: list[str] = field(default_factory=list)
     played: list[list[str]] = field(default_factory=list)  # per seat: cards played (simulate fills it)
+    held: list[list[str]] = field(default_factory=list)  # per seat: cards that came to it, played or not (simulate)
     shared_counters: dict[str, int] = field(default_factory=dict)  # at the end: generation, temperature, ...
+    places: list[int] = field(default_factory=list)  # per seat: 1 for the winners, then 2, ... (ties share)
+    automa: list[str] = field(default_factory=list)  # the automa seats after the players, by id
 
     def to_json(self) -> dict:
-        return {"seed": self.seed, "players": self.players, "totals": self.totals, "steps": self.steps,
-                "winners": self.winners, "tiebreaks": self.tiebreaks, "capped": self.capped,
-                "turns": self.turns, "decisions": self.decisions, "log_hash": self.log_hash,
-                "agents": self.agents, "shared_counters": self.shared_counters}
+        out = {"seed": self.seed, "players": self.players, "totals": self.totals, "steps": self.steps,
+               "winners": self.winners, "places": self.places, "tiebreaks": self.tiebreaks, "capped": self.capped,
+               "turns": self.turns, "decisions": self.decisions, "log_hash": self.log_hash,
+               "agents": self.agents, "shared_counters": self.shared_counters}
+        if self.automa:
+            out["automa"] = self.automa
+        return out
 
 
 class Game:
@@ -73,6 +81,7 @@ class Game:
         self.capped = False
         self.max_decisions = max_decisions
         self.tiebreaks: list[list[int]] = []
+        self.keys: list[tuple] | None = None  # the declared ranking's values per seat, after scoring
 
     # ------------------------------------------------------------ running
     def _next_phase(self) -> bool:
@@ -89,12 +98,16 @@ class Game:
             self.phase = "scoring"
             self.state.over = True
             for step in reversed(self.pack.scoring):
-                for seat in reversed(range(self.n)):
+                for seat in reversed(range(self.state.seats)):  # automa seats score too
                     vm.push(step["code"], seat, step=step["id"])
             return True
         if self.phase == "scoring":
+            seats = range(self.state.seats)
             self.tiebreaks = [[self.vm.eval_sync(self.vm.linker.link(code), seat) or 0
-                               for code in self.pack.tiebreakers] for seat in range(self.n)]
+                               for code in self.pack.tiebreakers] for seat in seats]
+            if self.pack.ranking:  # declared: every key an expression; a condition counts as 1 or 0
+                self.keys = [tuple(int(self.vm.eval_sync(self.vm.linker.link(code), seat) or 0)
+                                   for code in self.pack.ranking) for seat in seats]
             self.phase = "done"
         return False
 
@@ -129,27 +142,45 @@ class Game:
         self.pending = None
         self.vm.resume(choice)
 
+    def ask(self, d: Decision) -> int:
+        """The answer of the agent of `d`'s seat, which sees only what that seat may see (observation.py)."""
+        obs = Observation(self, d.seat)
+        agent = self.agents[d.seat]
+        # a script (a scenario's answers) is the referee's: it reads the decision as the rules word it
+        return agent.choose(obs, d if getattr(agent, "omniscient", False) else obs.decision)
+
+    def observe(self, seat: int) -> Observation:
+        return Observation(self, seat)
+
     def play(self) -> GameResult:
         while True:
             d = self.advance()
             if d is None:
                 return self.result()
-            self.decide(self.agents[d.seat].choose(self, d))
+            self.decide(self.ask(d))
 
     # ------------------------------------------------------------ results
     def totals(self) -> list[int]:
         return [sum(s.values()) for s in self.state.scores]
 
+    def ranking_keys(self) -> list[tuple]:
+        """Per seat, what places it: the declared ranking, else its total score, then the tiebreakers."""
+        if self.keys is not None:
+            return self.keys
+        totals = self.totals()
+        return [(totals[s], *self.tiebreaks[s]) if self.tiebreaks else (totals[s],) for s in range(self.state.seats)]
+
     def result(self) -> GameResult:
         totals = self.totals()
-        keyed = [(totals[s], *self.tiebreaks[s]) if self.tiebreaks else (totals[s],) for s in range(self.n)]
-        best = max(keyed)
-        winners = [s for s in range(self.n) if keyed[s] == best]
-        steps = [{st["id"]: self.state.scores[s].get(st["id"], 0) for st in self.pack.scoring}
-                 for s in range(self.n)]
+        keyed = self.ranking_keys()
+        seats = range(self.state.seats)
+        places = [1 + sum(1 for other in seats if keyed[other] > keyed[s]) for s in seats]
+        winners = [s for s in seats if places[s] == 1]
+        steps = [{st["id"]: self.state.scores[s].get(st["id"], 0) for st in self.pack.scoring} for s in seats]
         return GameResult(self.seed, self.n, totals, steps, winners, self.tiebreaks, self.capped,
                           self.state.turn, len(self.decisions), self.log_hash(),
-                          [getattr(a, "name", type(a).__name__) for a in self.agents])
+                          [getattr(a, "name", type(a).__name__) for a in self.agents], places=places,
+                          automa=[a["id"] for a in self.pack.automa])
 
     def estimate(self, seat: int) -> int:
         """The seat's score if the game were scored now (for agents); changes nothing."""
@@ -166,6 +197,8 @@ class Game:
         g.agents = self.agents
         g.state = self.state.clone()
         g.events = None if silent or self.events is None else list(self.events)
+        hashed = getattr(self, "_hashed", None)
+        g._hashed = None if g.events is None or hashed is None else (hashed[0], hashed[1].copy(), hashed[2])
         g.decisions = list(self.decisions)
         g.vm = VM(self.pack, g.state, self.vm.linker, g.events)
         g.vm.frames = [f.clone() for f in self.vm.frames]
@@ -173,7 +206,7 @@ class Game:
         g.vm.pending = self.vm.pending
         g.vm.steps = self.vm.steps
         g.phase, g.pending, g.capped = self.phase, self.pending, self.capped
-        g.max_decisions, g.tiebreaks = self.max_decisions, list(self.tiebreaks)
+        g.max_decisions, g.tiebreaks, g.keys = self.max_decisions, list(self.tiebreaks), self.keys
         return g
 
     def header(self) -> dict:
@@ -182,16 +215,22 @@ class Game:
                 "agents": [getattr(a, "name", type(a).__name__) for a in self.agents]}
 
     def log_lines(self) -> list[str]:
-        lines = [json.dumps(self.header(), sort_keys=True)]
-        for e in self.events or []:
-            lines.append(json.dumps(list(e), separators=(",", ":")))
-        return lines
+        """The event log as JSON lines (made only when asked: `log_hash` does not need them)."""
+        return [json.dumps(self.header(), sort_keys=True), *map(_EVENT, self.events or ())]
 
     def log_hash(self) -> str:
-        h = hashlib.sha256()
-        for line in self.log_lines() if self.events is not None else [json.dumps(self.decisions)]:
-            h.update(line.encode())
-            h.update(b"\n")
+        """SHA-256 of the log's lines, each ended by a newline (the first 16 hex digits). Kept up to date as the
+        game goes: only the events since the last call are encoded, with one encoder."""
+        if self.events is None:
+            return hashlib.sha256(json.dumps(self.decisions).encode() + b"\n").hexdigest()[:16]
+        head = json.dumps(self.header(), sort_keys=True)
+        done = getattr(self, "_hashed", None)
+        if done is None or done[0] != head or done[2] > len(self.events):
+            done = (head, hashlib.sha256(head.encode() + b"\n"), 0)
+        h, events = done[1], self.events
+        if len(events) > done[2]:
+            h.update(("\n".join(map(_EVENT, events[done[2]:])) + "\n").encode())
+        self._hashed = (head, h, len(events))
         return h.hexdigest()[:16]
 
 

@@ -34,7 +34,7 @@ class StateChecker:
             if geo is not None:
                 self.cells[name] = geo.size
         self.in_play = frozenset(n for n, z in pack.zones.items() if z.get("in-play"))
-        self.has_triggers = [bool(c.triggers) for c in pack.cards]
+        self.has_triggers = [bool(c.triggers) or bool(c.claims) for c in pack.cards]  # live_triggers lists both
         self.has_modifiers = [bool(c.modifiers) for c in pack.cards]
 
     def check(self, state: GameState) -> list[str]:
@@ -149,8 +149,8 @@ class StateChecker:
                     problems.append(f"{self._name(state, cid)} holds undeclared pieces '{piece}'")
                 elif k < 0:
                     problems.append(f"{self._name(state, cid)} holds {k} {piece}")
-        for seat in range(state.n):
-            problems.extend(_bounds(state.counters[seat], self.resources, f"player {seat + 1}"))
+        for seat in range(state.seats):
+            problems.extend(_bounds(state.counters[seat], self.resources, f"seat {seat + 1}"))
         problems.extend(_bounds(state.globals, self.counters, "shared counters"))
         problems.extend(self._live(state, state.live_triggers, self.has_triggers, "triggers"))
         problems.extend(self._live(state, state.live_modifiers, self.has_modifiers, "modifiers"))

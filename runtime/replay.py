@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from cardsmith.bytecode import CompiledPack
 
 from .game import LOG_VERSION, Game
+from .params import param_problems
+
+MAX_LOG_BYTES = 200_000_000  # a log is read with this bound (a long Earth game logs about 1 MB)
 
 
 class LogError(Exception):
@@ -32,10 +35,7 @@ def log_text(game: Game) -> str:
 
 def read_header(text: str) -> dict:
     first = text.split("\n", 1)[0]
-    try:
-        header = json.loads(first)
-    except json.JSONDecodeError as e:
-        raise LogError(1, f"the first line is not JSON ({e.msg})") from None
+    header = _json_line(first, 1, "the first line is not JSON")
     if not isinstance(header, dict) or "cardsmith-log" not in header:
         raise LogError(1, "not a cardsmith log (no 'cardsmith-log' header)")
     if header["cardsmith-log"] != LOG_VERSION:
@@ -44,6 +44,18 @@ def read_header(text: str) -> dict:
         if not isinstance(header.get(key), kind):
             raise LogError(1, f"header field '{key}' is missing or not a {kind.__name__}")
     return header
+
+
+def _json_line(line: str, number: int, what: str):
+    """One line of the log as JSON, or a LogError naming it (also for nesting or numbers no log has)."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as e:
+        raise LogError(number, f"{what} ({e.msg})") from None
+    except RecursionError:
+        raise LogError(number, f"{what}: nested too deeply") from None
+    except ValueError as e:  # a number of thousands of digits
+        raise LogError(number, f"{what}: {e}") from None
 
 
 class _Diverged(Exception):
@@ -131,10 +143,7 @@ def replay(pack: CompiledPack, text: str) -> ReplayReport:
     decisions: list[tuple[int, list]] = []
     result_line = None
     for i, line in enumerate(lines[1:], start=2):
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise LogError(i, f"not JSON ({e.msg})") from None
+        event = _json_line(line, i, "not JSON")
         if isinstance(event, list) and event and event[0] == "decide":
             if (len(event) != 5 or not all(isinstance(x, int) and not isinstance(x, bool)
                                            for x in (event[1], event[3], event[4])) or not isinstance(event[2], str)):
@@ -147,6 +156,9 @@ def replay(pack: CompiledPack, text: str) -> ReplayReport:
     if not isinstance(names, list):
         raise LogError(1, "header field 'agents' is not a list")
     seats = [_Seat(script, str(names[i]) if i < len(names) else "scripted") for i in range(header["players"])]
+    problems = param_problems(pack, header["params"])
+    if problems:
+        raise LogError(1, problems[0])
     try:
         game = Game(pack, header["players"], header["seed"], seats, header["params"])
     except (ValueError, TypeError) as e:

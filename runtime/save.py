@@ -23,19 +23,26 @@ import json
 import os
 import random
 import re
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from cardsmith.bytecode import CompiledPack
+from cardsmith.bytecode.inputs import InputError, kind_of, printable, read_input
 
 from .agents import AGENTS
 from .game import Game
+from .params import param_problems
 from .vm import RuntimeFault
 
 SAVE_FORMAT = 1
 MAX_SAVE_BYTES = 50_000_000
+MAX_DECISIONS = 1_000_000  # the largest decision cap a save may ask for (a game's default is 50,000)
+# The settings of a built-in agent a save may carry, and the values each may take.
+AGENT_SETTINGS = {"max_options": (1, 1_000)}
 
+PACK_ID = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")  # as pack.schema.json
 _CARD_IN_LABEL = re.compile(r"\(([a-z0-9]+(?:-[a-z0-9]+)*)\)")
 
 
@@ -132,8 +139,12 @@ def save_text(game: Game) -> str:
 
 
 def write_save(game: Game, path: str | Path) -> Path:
-    """Write the save atomically: a crash while writing never leaves a half-written file behind."""
+    """Write the save atomically: a crash while writing never leaves a half-written file behind. Only a
+    regular file is replaced: a symbolic link, a device or a pipe at `path` is refused (SaveError)."""
     path = Path(path)
+    refuse = _not_replaceable(path)
+    if refuse:
+        raise SaveError(f"{path} is {refuse}; a save replaces only a regular file")
     text = save_text(game)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     try:
@@ -146,18 +157,27 @@ def write_save(game: Game, path: str | Path) -> Path:
     return path
 
 
+def _not_replaceable(path: Path) -> str | None:
+    """What is at `path` when it is something a save must not replace (None: nothing, or a regular file)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return None if stat.S_ISREG(mode) else kind_of(mode)
+
+
 # ----------------------------------------------------------------------------- reading
 
 
 def read_save(path: str | Path) -> dict:
+    """Read and check a save file a person named (a regular file of at most MAX_SAVE_BYTES). Raises SaveError."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_SAVE_BYTES:
-            raise SaveError(f"the file is {size:,} bytes; a save is at most {MAX_SAVE_BYTES:,}")
-        data = path.read_bytes()
-    except OSError as e:
-        raise SaveError(f"cannot read {path}: {e.strerror or e}") from None
+        data = read_input(path, MAX_SAVE_BYTES, follow=True)
+    except InputError as e:
+        raise SaveError(f"cannot read {printable(str(path))}: {e.message}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -175,6 +195,8 @@ def parse_save(text: str) -> dict:
         raise SaveError(f"not valid JSON: {what} (column {e.colno})", e.lineno) from None
     except RecursionError:
         raise SaveError("not a cardsmith save: nested too deeply") from None
+    except ValueError as e:  # a number of thousands of digits
+        raise SaveError(f"not a cardsmith save: {e}") from None
     if not isinstance(data, dict) or "cardsmith-save" not in data:
         raise SaveError("not a cardsmith save (no 'cardsmith-save' field)", 1)
     if not _is_int(data["cardsmith-save"]) or data["cardsmith-save"] != SAVE_FORMAT:
@@ -183,6 +205,14 @@ def parse_save(text: str) -> dict:
                       ("max_decisions", int), ("log", bool), ("agents", list), ("at", dict), ("decisions", list)):
         if not isinstance(data.get(key), kind) or (kind is int and isinstance(data.get(key), bool)):
             raise SaveError(f"field '{key}' is missing or not {_KIND[kind]}", _line_of(text, f'"{key}"'))
+    if not 1 <= data["max_decisions"] <= MAX_DECISIONS:
+        raise SaveError(f"field 'max_decisions' is {data['max_decisions']:,}; it must be 1 to {MAX_DECISIONS:,}",
+                        _line_of(text, '"max_decisions"'))
+    if not 1 <= data["players"] <= 64:
+        raise SaveError(f"field 'players' is {data['players']:,}; no game has that many", _line_of(text, '"players"'))
+    if not PACK_ID.fullmatch(data["pack"]):
+        raise SaveError(f"field 'pack' is {data['pack']!r}; a save names its pack by id, never by path",
+                        _line_of(text, '"pack"'))
     at = data["at"]
     if not _is_int(at.get("decisions")) or not isinstance(at.get("log_hash"), str):
         raise SaveError("field 'at' needs 'decisions' (a number) and 'log_hash' (a text)", _line_of(text, '"at"'))
@@ -227,6 +257,9 @@ def _restore_agent(state: Any, seat: int, line: int):
         raise SaveError(f"player {seat + 1}'s agent has a damaged random-generator state", line) from None
     for key, value in state.items():
         if key not in ("name", "rng") and hasattr(agent, key) and type(getattr(agent, key)) is type(value):
+            lo, hi = AGENT_SETTINGS.get(key, (None, None))
+            if lo is not None and not lo <= value <= hi:
+                raise SaveError(f"player {seat + 1}'s agent has {key} {value}; it must be {lo} to {hi}", line)
             setattr(agent, key, value)
     return agent
 
@@ -243,14 +276,9 @@ def resume(pack: CompiledPack, save: dict | str, agents: list | None = None) -> 
         raise SaveError(f"the save is of pack '{data['pack']}', not '{pack.id}'", 1)
     if data["version"] != pack.version:
         raise SaveError(f"the save is of {pack.id} {data['version']}; this is version {pack.version}", 1)
-    for name, value in data["params"].items():
-        default = pack.params.get(name)
-        same = (_is_int(value) if _is_int(default) else
-                isinstance(value, list) and all(_is_int(v) for v in value) if isinstance(default, list) else True)
-        if default is not None and not same:
-            raise SaveError(f"rule parameter '{name}' is {value!r}; it must be "
-                            f"{'a whole number' if _is_int(default) else 'a list of whole numbers'}",
-                            1)  # the header (pack, players, seed, params) is the first line
+    problems = param_problems(pack, data["params"])
+    if problems:  # the header (pack, players, seed, params) is the first line
+        raise SaveError(problems[0], 1)
     restored = [_restore_agent(a, s, data["_first_agent_line"] + s) for s, a in enumerate(data["agents"])]
     try:
         game = Game(pack, data["players"], data["seed"], [_Named(a.name) for a in restored], data["params"],

@@ -28,6 +28,7 @@ def play_one(pack: CompiledPack, players: int, seed: int, agent_names: list[str]
     game = Game(pack, players, seed, agents, params, log=True, **kw)
     result = game.play()
     result.played = played_cards(pack, game.events or [], players)
+    result.held = held_cards(pack, game.events or [], players)
     result.shared_counters = dict(game.state.globals)  # final values: rounds or generations, for reports
     if log_dir is not None:
         from .replay import log_text
@@ -48,6 +49,15 @@ def played_cards(pack: CompiledPack, events: list, players: int) -> list[list[st
         if e[0] == "move" and e[4] in in_play and 0 <= e[5] < players:
             played[e[5]].add(e[1])
     return [sorted(p) for p in played]
+
+
+def held_cards(pack: CompiledPack, events: list, players: int) -> list[list[str]]:
+    """Per seat, the sorted ids of the cards that came into one of that player's zones (drawn, dealt, played)."""
+    held: list[set[str]] = [set() for _ in range(players)]
+    for e in events:
+        if e[0] == "move" and 0 <= e[5] < players:
+            held[e[5]].add(e[1])
+    return [sorted(h) for h in held]
 
 
 def simulate(pack: CompiledPack, games: int, players: int, seed: int, agent_names: list[str],
@@ -72,10 +82,14 @@ def summarize(results: list[GameResult], players: int) -> dict:
     played it won ("played": seat-games in which that seat played it) against every other
     seat-game of the run ("not_played"), with the counts behind each rate."""
     seats = []
-    for s in range(players):
+    automa = getattr(results[0], "automa", []) if results else []
+    for s in range(players + len(automa)):  # the automa seats after the players: they win and lose too
         wins = sum(1 / len(r.winners) for r in results if s in r.winners)
-        seats.append({"seat": s, "win_rate": round(wins / len(results), 4) if results else 0,
-                      "mean_score": round(mean(r.totals[s] for r in results), 3) if results else 0})
+        seat = {"seat": s, "win_rate": round(wins / len(results), 4) if results else 0,
+                "mean_score": round(mean(r.totals[s] for r in results), 3) if results else 0}
+        if s >= players:
+            seat["automa"] = automa[s - players]
+        seats.append(seat)
     agents: dict[str, dict] = {}
     for r in results:
         for s, name in enumerate(r.agents):
@@ -97,22 +111,23 @@ def summarize(results: list[GameResult], players: int) -> dict:
     }
 
 
-def card_stats(results: list[GameResult]) -> dict[str, dict]:
-    """For each played card: the holder's wins when it was played, and every other seat's wins."""
+def card_stats(results: list[GameResult], field: str = "played") -> dict[str, dict]:
+    """For each played card: the holder's wins when it was played, and every other seat's wins. With
+    `field="held"`: when it came to the seat at all (drawn, dealt or played)."""
     played_n: dict[str, int] = {}
     played_wins: dict[str, float] = {}
     seat_games = 0
     total_wins = 0.0
     for r in results:
         share = 1 / len(r.winners) if r.winners else 0
-        for seat, cards in enumerate(getattr(r, "played", None) or []):
+        for seat, cards in enumerate(getattr(r, field, None) or []):
             won = share if seat in r.winners else 0
             for cid in cards:
                 played_n[cid] = played_n.get(cid, 0) + 1
                 played_wins[cid] = played_wins.get(cid, 0) + won
-        if getattr(r, "played", None) is not None:
+        if getattr(r, field, None) is not None:
             seat_games += r.players
-            total_wins += share * len(r.winners)
+            total_wins += share * sum(1 for w in r.winners if w < r.players)  # the players' seats only
     out = {}
     for cid in sorted(played_n):
         n, w = played_n[cid], played_wins[cid]

@@ -24,7 +24,8 @@ class StdioClient:
         self._thread.start()
         self.client = LanguageClient("cardsmith-tests", "1")
         self.published: dict[str, list[T.Diagnostic]] = {}
-        self.versions: dict[str, int] = {}
+        self.versions: dict[str, int] = {}  # publications received per document
+        self.document_versions: dict[str, int | None] = {}  # the document version of the latest publication
         self.messages: list[str] = []
         self._changed = threading.Condition()
         self._configuration = configuration or (lambda item: None)
@@ -33,6 +34,7 @@ class StdioClient:
         def _diagnostics(params: T.PublishDiagnosticsParams) -> None:
             with self._changed:
                 self.published[params.uri] = list(params.diagnostics)
+                self.document_versions[params.uri] = params.version
                 self.versions[params.uri] = self.versions.get(params.uri, 0) + 1
                 self._changed.notify_all()
 
@@ -94,7 +96,7 @@ class StdioClient:
             [T.TextDocumentContentChangeWholeDocument(text=text)]))
 
     def wait_for_diagnostics(self, uri: str, after: int = 0, until: Callable[[list], bool] | None = None,
-                             waits: int = 120) -> list[T.Diagnostic]:
+                             waits: int = 30) -> list[T.Diagnostic]:
         """The diagnostics of `uri` once more than `after` publications arrived (and `until` holds);
         each wait is a second at most, `waits` of them in all."""
         with self._changed:

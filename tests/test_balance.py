@@ -16,7 +16,7 @@ from cardsmith.runtime.balance import Rate, analyze, wilson
 from cardsmith.runtime.simulate import simulate
 
 GAMES = 10
-ARGS = ("balance", "birdscaping", "--games", GAMES, "--players", 2, "--seed", 3, "--no-progress")
+ARGS = ("balance", "birdscaping", "--games", GAMES, "--players", 2, "--seed", 3, "--agents", "random", "--no-progress")
 PLOTS = ("seat-win-rates", "scores-by-seat", "scores-by-agent", "card-win-rates", "game-length")
 
 
@@ -137,7 +137,7 @@ def test_cards_never_played_are_the_playable_cards_no_seat_played():
         assert t == "bird" and 0 < never <= total == len(birds)
     assert b.lengths["turns"] == [r.turns for r in results]
     # the pack declares its game-length counter (statistics.length: round)
-    assert b.lengths["round"] == [r.shared_counters["round"] for r in results]
+    assert b.lengths["rounds"] == [r.shared_counters["round"] for r in results]
 
 
 def test_an_expansion_inherits_the_statistics_it_does_not_redeclare():

@@ -219,3 +219,51 @@ def test_simulate_uses_the_cache_and_no_cache_skips_it(pack, cache_home):
     assert second.exit_code == 0, second.output
     assert entries(cache_home) == []
     assert json.loads(second.stdout) == json.loads(first.stdout)
+
+
+class _Planted:
+    """What an attacker with write access to the cache folder would plant: a pickle that runs code when read."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path(self.marker).write_text, ("ran",))
+
+
+@pytest.mark.parametrize("how", ["unsigned", "signed-for-another-key", "another-entry's-signature"])
+def test_a_planted_entry_is_never_unpickled(pack, compiles, cache_home, tmp_path, how):
+    import pickle
+
+    compile_pack(pack, cache=True)
+    (entry,) = entries(cache_home)
+    key = disk.cache_key(pack)
+    marker = tmp_path / "marker"
+    payload = pickle.dumps({"entry": disk.ENTRY_VERSION, "key": key, "pack": _Planted(str(marker)),
+                            "diagnostics": [], "cards_compiled": 1})
+    if how == "unsigned":
+        entry.write_bytes(payload)
+    elif how == "signed-for-another-key":
+        entry.write_bytes(disk.MAGIC + disk._sign(b"k" * 32, key, payload) + payload)
+    else:  # a signature made for other bytes, by the right key
+        good = entry.read_bytes()
+        entry.write_bytes(good[: len(disk.MAGIC) + 32] + payload)
+    res = compile_pack(pack, cache=True)
+    assert not marker.exists(), "the planted pickle ran"
+    assert res.ok and res.compiler is not None  # a miss: compiled again, and a good entry written back
+    assert compile_pack(pack, cache=True).compiler is None
+
+
+def test_the_key_lives_outside_the_cache_and_is_the_user_s_alone(pack, cache_home, tmp_path, monkeypatch):
+    import stat as st
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    compile_pack(pack, cache=True)
+    key = disk.key_path()
+    assert key == tmp_path / "config" / "cardsmith" / "cache-key" and key.is_file()
+    assert not key.resolve().is_relative_to(cache_home.resolve())
+    assert st.S_IMODE(key.stat().st_mode) & 0o077 == 0
+    key.chmod(0o644)  # readable by others: not trusted, so the cache is not used
+    monkeypatch.setattr(disk, "_key", None)
+    assert disk.signing_key() is None
+    assert compile_pack(pack, cache=True).ok

@@ -3,6 +3,7 @@ it touches, and known Earth cards read exactly as written here."""
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -202,3 +203,43 @@ def test_source_text_reads_a_decisions_effect_language_as_the_pack_words_it(comp
         "Remove 3 microbes from this card: raise TR 1."
     kept = tm.source("keep the card")
     assert kept is not None and kept.text == "Keep the card." and kept.free_it
+
+
+NEW_FORMS = {  # ability (green) -> its English text
+    "for each card in hand with kind tree: let picked = it, move the picked to discard":
+        "For each tree card in your hand, let picked be it and move the picked to the discard.",
+    "choose a card in tableau as pick: gain count(card in the zone of the pick) coin":
+        "Choose a card in your tableau (the pick), then gain coins equal to the number of cards in the zone of "
+        "the pick.",
+    "gain (if count(card in hand) > 2 then 1 else 2) coin":
+        "Gain coins equal to 1 if there are more than 2 cards in your hand, else 2.",
+    "for each card in tableau: gain count(card in tableau with kind tree and other than it) coin":
+        "For each card in your tableau, gain coins equal to the number of tree cards in your tableau other than it.",
+    # 'each opponent' counts automa seats, 'each other player' does not: the text keeps them apart
+    "each opponent: gain 1 soil": "Each opponent gains 1 soil.",
+    "each other player: gain 1 soil": "Each other player gains 1 soil.",
+    "automa crow: gain 1 soil": "The Crow gains 1 soil.",
+}
+
+
+def test_local_names_automa_seats_and_conditional_values_read_in_every_language(tmp_path):
+    pack = tmp_path / "locals"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "valid" / "minimal", pack)
+    rules = pack / "rules.yaml"
+    rules.write_text(rules.read_text(encoding="utf-8") + "\nautoma:\n  crow: {name: the Crow, names: {ja: カラス}}\n",
+                     encoding="utf-8")
+    cards = "".join(f"  - {{id: c{i}, name: C{i}, type: plant, abilities: {{green: {json.dumps(src)}}}}}\n"
+                    for i, src in enumerate(NEW_FORMS))
+    (pack / "cards.yaml").write_text((pack / "cards.yaml").read_text(encoding="utf-8") + cards, encoding="utf-8")
+    res = compile_pack(pack)
+    assert res.ok, res.diagnostics.items
+    en, ja = Describer(res, "en"), Describer(res, "ja")
+    for i, text in enumerate(NEW_FORMS.values()):
+        assert en.ability(f"c{i}", "green") == text
+    assert ja.ability("c6", "green") == "カラスは、soilを1個獲得する。"
+    assert ja.ability("c1", "green") == \
+        "自分のtableauのカード（以下「pick」）を1枚選び、「pick」のある置き場のカードの枚数と同じ数のcoinを獲得する。"
+    for d in (en, ja):
+        for card in res.pack.cards:
+            assert all(a.text for a in d.card(card))
+        assert d.fallbacks == []

@@ -16,5 +16,5 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 def test_docs_build(tmp_path):
     cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "-d", str(tmp_path / "doctrees"),
            str(DOCS), str(tmp_path / "html")]
-    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    run = subprocess.run(cmd, capture_output=True, text=True)  # no time limit: a loaded machine is slow, not wrong
     assert run.returncode == 0, run.stdout + run.stderr

@@ -88,25 +88,41 @@ def test_games_end_by_a_goal_not_by_the_cap(pack, players):
     results = simulate(pack, games=4, players=players, seed=200, agent_names=["random"])
     for r in results:
         assert not r.capped, f"seed {r.seed} hit the safety cap"
-        # someone reached a goal: the 'victory' step (1000) is theirs, and they are among the winners
-        achievers = [s for s in range(players) if r.steps[s]["victory"] == 1000]
+        # the score steps are the three counts; someone reached 12 in one of them, and the winners are
+        # among those players (a goal reached ranks first, whatever the sums)
+        achievers = [s for s in range(players) if max(r.steps[s].values()) >= 12]
         assert achievers and set(r.winners) <= set(achievers)
         for s in range(players):
+            assert set(r.steps[s]) == {"trees", "fires", "flowers"}
             assert r.totals[s] == sum(r.steps[s].values())
 
 
 def test_a_finished_game_has_a_goal_reached_at_the_end_of_an_action_phase(pack):
     game = Game(pack, 3, seed=11)
-    game.play()
+    result = game.play()
     st = game.state
-    assert st.globals["game-over"] == 1
     target = st.params["target"]
-    reached = [s for s in range(3) if st.counters[s]["achieved"] == 1]
-    assert reached
-    for s in reached:
-        c = st.counters[s]
-        assert max(c["trees-count"], c["fires-count"], c["flowers-count"]) >= target
+    counts = [(c["trees-count"], c["fires-count"], c["flowers-count"]) for c in st.counters]
+    reached = [s for s in range(3) if max(counts[s]) >= target]
+    assert reached and set(result.winners) <= set(reached)
     # the game stopped before the end of the turn: the help lines are still out
     assert any(game.vm.zone_cards("help-line", s) for s in range(3))
 
 
+
+
+def test_the_mover_chooses_which_tile_of_the_jumped_player_to_take():
+    # seed E)精霊の移動: 飛ばしたプレイヤーが所持している勝利タイルを１枚奪う — the mover (seat 0) picks among the
+    # jumped player's tiles only (not the other opponent's), and the jumped player is asked nothing
+    from cardsmith.scenarios import scenario_game
+
+    circle = [f"stone-{i}" for i in range(1, 13)]
+    game = scenario_game("living-forest", {
+        "players": 3, "do": "tally symbols, guide your spirit",
+        "state": {"players": [{"counters": {"spirit-at": 2}, "zones": {"help-line": ["hare"]}},
+                              {"counters": {"spirit-at": 3}, "zones": {"tiles": ["tree-tile", "fire-tile"]}},
+                              {"counters": {"spirit-at": 5}, "zones": {"tiles": ["flower-tile"]}}],
+                  "shared": {"zones": {"circle": circle}}}})
+    decision = game.advance()
+    assert decision.seat == 0
+    assert decision.labels == ["Tree victory tile (tree-tile)", "Fire victory tile (fire-tile)"]

@@ -98,4 +98,4 @@ def test_a_yaml_file_outside_any_pack_is_reported_clearly(hook, consumer):
     (consumer / "compose.yaml").write_text("services: {}\n")
     done = run_hook(hook, consumer, "compose.yaml")
     assert done.returncode == 1
-    assert "compose.yaml:0:0: error[E024]: this file is not inside a pack" in done.stdout
+    assert "compose.yaml:1:1: error[E024]: this file is not inside a pack" in done.stdout

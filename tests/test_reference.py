@@ -4,6 +4,7 @@ sheets have one page per nine cards (twice that with backs)."""
 from __future__ import annotations
 
 import math
+import re
 import shutil
 
 import pytest
@@ -12,10 +13,12 @@ from click.testing import CliRunner
 from cardsmith.cli import main
 from cardsmith.compiler.packs import builtin_packs
 from cardsmith.compiler.pipeline import compile_pack
-from cardsmith.present import render
+from cardsmith.present import describe, reference, render
 from cardsmith.present.describe import LANGS
-from cardsmith.present.reference import build_reference
+from cardsmith.present.reference import build_reference, timing_colours, timing_mark
 from cardsmith.present.render import render_html, render_markdown, render_rst, render_sheets_html, sheet_pages
+from cardsmith.present.text_english import EnglishRealiser
+from cardsmith.present.text_realise import language_data
 from helpers import ROOT
 
 
@@ -68,12 +71,13 @@ def test_earth_reference_has_every_section(earth, lang):
         name = (step.get("names") or {}).get(lang) or step["name"]
         assert name in html, name
         assert render.md(name) in text, name
-    # the activation order, drawn: the island/climate block and the 4x4 tableau numbered 1..16
-    block = ("island", "climate") if lang == "en" else ("島", "気候")
-    for out in (html, text):
-        for word in block:
-            assert word in out
-    assert "<td>16</td>" in html and "<td class=\"first\">1</td>" in html
+    # the activation order: its program as text (the island and climate before or after the tableau), and the
+    # 4x4 tableau it walks drawn, numbered 1..16
+    order = ("island or climate", "tableau") if lang == "en" else ("島・気候", "場")
+    section = html[html.index('id="activation"'):html.index('id="timings"')]
+    for word in order:
+        assert word in section and word in text
+    assert "<td>16</td>" in section and "<td class=\"first\">1</td>" in section
     assert "13 → 14 → 15 → 16" in text and " 1 →  2 →  3 →  4" in text
     # each action with the active player's and the other players' parts
     labels = ref.labels
@@ -197,3 +201,53 @@ def test_commands_explain_themselves():
     for cmd in ("describe", "reference", "sheets"):
         run = CliRunner().invoke(main, [cmd, "--help"])
         assert run.exit_code == 0 and "Example" in run.output
+
+
+def test_labels_come_from_the_language_data(earth, monkeypatch):
+    for lang in LANGS:
+        assert build_reference(earth, lang).labels == language_data(lang)["labels"]
+    assert not hasattr(reference, "LABELS")  # no words of a language in the code
+
+    class Renamed(EnglishRealiser):  # English with one label changed in its data, nothing else
+        def __init__(self, voc, pack) -> None:
+            data = {**language_data("en"), "labels": {**language_data("en")["labels"], "scoring": "Counting up"}}
+            super().__init__(voc, pack, data=data)
+
+    monkeypatch.setitem(describe.LANGUAGES, "en-renamed", Renamed)
+    html = render_html(build_reference(earth, "en-renamed"))
+    assert "Counting up" in html
+
+
+def test_timing_icons_are_the_declared_colour_and_icon(earth):
+    declared = earth.pack.timings
+    for lang in LANGS:
+        icons = {i.timing: i for i in build_reference(earth, lang).timings}
+        assert icons["green"].colours == [declared["green"]["colour"]] and icons["green"].letter == "G"
+        assert icons["black"].letter == "K" and icons["goal"].letter == "★"  # the same in every language
+        # no colour of its own: the colours of the timings it matches
+        assert icons["multi"].colours == [declared[t]["colour"] for t in declared["multi"]["matches"]]
+        assert icons["ongoing"].colours == [declared["brown"]["colour"]]
+
+
+def test_timing_colour_and_mark_fallbacks():
+    timings = {"sky": {"colour": "#123456"}, "mixed": {"matches": ["sky", "plain"]}, "plain": {}, "green": {}}
+    assert timing_colours("sky", timings) == ["#123456"]
+    assert timing_colours("mixed", timings) == ["#123456"]  # the matched timings that have a colour
+    plain = timing_colours("plain", timings)
+    assert plain == timing_colours("plain", {}) and re.fullmatch(r"#[0-9a-f]{6}", plain[0])  # stable, from the name
+    assert timing_colours("green", timings) != ["#3d9a3d"]  # a name is only a name: not drawn green
+    assert timing_mark({"icon": "∞"}, "ongoing") == "∞"
+    assert timing_mark({}, "brown") == "B"  # no icon: the label's first letter
+
+
+def test_a_pack_declares_its_timing_icons(tmp_path):
+    pack = tmp_path / "icons"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "valid" / "minimal", pack)
+    rules = pack / "rules.yaml"
+    declared = 'green: {kind: activated, types: [plant], colour: "#0a0b0c", icon: "✿"}'
+    rules.write_text(rules.read_text(encoding="utf-8").replace("green: {kind: activated, types: [plant]}", declared),
+                     encoding="utf-8")
+    res = compile_pack(pack)
+    assert res.ok, res.diagnostics.items
+    html = render_html(build_reference(res, "en"))
+    assert '<span class="icon" style="background:#0a0b0c" title="green">✿</span>' in html

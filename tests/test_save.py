@@ -166,7 +166,7 @@ def _damaged(saved: str):
         ("more players than agents", saved.replace('"players": 3', '"players": 9'), 2, "3 agents for 9 players"),
         ("unknown parameter", saved.replace('"params": {', '"params": {"nope": 1, '), 1, "unknown rule parameter"),
         ("parameter of the wrong type", saved.replace('"tableau-size": 6', '"tableau-size": "6"'), 1,
-         "rule parameter 'tableau-size' is '6'"),
+         "rule parameter 'tableau-size' is a whole number (default 16), not \"6\""),
         ("format true", saved.replace('"cardsmith-save": 1', '"cardsmith-save": true'), 1, "save format True"),
         ("seed not a number", saved.replace('"seed": 7', '"seed": "7"'), 1, "'seed' is missing or not a whole"),
         ("count disagrees", saved.replace('"decisions": 120', '"decisions": 121'), 1, "lists 120"),

@@ -6,8 +6,6 @@ the loader. Lines and columns are 1-based, columns count characters, span ends a
 
 from __future__ import annotations
 
-import time
-
 import pytest
 import yaml
 
@@ -427,13 +425,23 @@ def _billion_laughs(levels: int = 9) -> str:
 
 @pytest.mark.parametrize("levels", [9, 15])
 def test_alias_bomb_rejected_quickly(loader, levels) -> None:
-    start = time.perf_counter()
-    doc, d = load(_billion_laughs(levels))
-    elapsed = time.perf_counter() - start
+    # rejected from the anchors' sizes, never expanded: a few hundred nodes are built, not 9**levels
+    built = []
+    real = yaml.ScalarNode.__init__
+
+    def counting(self, *args, **kw):
+        built.append(1)
+        real(self, *args, **kw)
+
+    yaml.ScalarNode.__init__ = counting
+    try:
+        doc, d = load(_billion_laughs(levels))
+    finally:
+        yaml.ScalarNode.__init__ = real
     assert doc is None
     assert codes(d) == ["E005"]
     assert "alias" in d.items[0].message
-    assert elapsed < 10, f"took {elapsed:.1f}s"
+    assert len(built) < 1_000
 
 
 def test_alias_bomb_of_mappings(loader) -> None:
@@ -489,11 +497,9 @@ def test_very_deep_nesting_is_e005(which, monkeypatch) -> None:
 @pytest.mark.parametrize("n", [3000, 900_000])
 def test_very_deep_nesting_does_not_crash(n) -> None:
     """libyaml (the default): no crash, no hang, one diagnostic, whatever its code."""
-    start = time.perf_counter()
     doc, d = load("x: " + "[" * n + "]" * n + "\n")
     assert doc is None
     assert codes(d) in (["E005"], ["E001"])
-    assert time.perf_counter() - start < 10
 
 
 def test_node_limit_on_a_plain_large_document(loader, monkeypatch) -> None:
@@ -508,9 +514,14 @@ def test_file_over_size_limit(tmp_path) -> None:
     p.write_text(line * (ys.MAX_FILE_BYTES // len(line) + 2), encoding="utf-8")
     assert p.stat().st_size > ys.MAX_FILE_BYTES
     d = Diagnostics()
-    start = time.perf_counter()
-    assert load_yaml_file(p, d, "huge.yaml") is None
-    assert time.perf_counter() - start < 1
+    read = []
+    real = ys.load_yaml_bytes
+    ys.load_yaml_bytes = lambda data, *a: read.append(len(data)) or real(data, *a)
+    try:
+        assert load_yaml_file(p, d, "huge.yaml") is None
+    finally:
+        ys.load_yaml_bytes = real
+    assert read == []  # refused from its size, before a byte of it is parsed
     assert codes(d) == ["E005"]
     assert (d.items[0].span.file, d.items[0].span.line, d.items[0].span.col) == ("huge.yaml", 1, 1)
     assert f"{ys.MAX_FILE_BYTES:,}" in d.items[0].message

@@ -7,6 +7,7 @@ internal error.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import traceback
@@ -16,8 +17,38 @@ import click
 from cardsmith import __version__
 
 
+class _TerminalFilter:
+    """Writes to a terminal with every escape sequence but cardsmith's own colours shown escaped: a pack's texts
+    (card names, labels, messages quoting them) cannot retitle, clear or drive the terminal."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        from cardsmith.bytecode.inputs import for_terminal
+
+        return self._stream.write(for_terminal(text))
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def _tolerant_streams() -> None:
+    """Text that cannot be encoded for this terminal (a file name that is not UTF-8 under a strict locale) is
+    written escaped, never an error: every name from outside is already shown with `printable`, this is the
+    net under it. On a terminal, control characters are shown escaped too (_TerminalFilter)."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        # not a text file of ours (a test runner's buffer): leave it be
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+            if stream.isatty() and not isinstance(stream, _TerminalFilter):
+                setattr(sys, name, _TerminalFilter(stream))
+
+
 class _Group(click.Group):
     def invoke(self, ctx: click.Context):
+        _tolerant_streams()
         try:
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort, SystemExit):
@@ -30,6 +61,14 @@ class _Group(click.Group):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             sys.exit(141)
+        except OSError as e:  # the machine's answer, not a bug: a full disk, a folder that is not there, no permission
+            if os.environ.get("CARDSMITH_DEBUG"):
+                traceback.print_exc()
+            from cardsmith.bytecode.inputs import printable
+
+            where = f"{printable(str(e.filename))}: " if e.filename else ""
+            click.echo(f"cardsmith: {where}{(e.strerror or str(e)).lower()}", err=True)
+            sys.exit(2)
         except Exception as e:  # an internal error: say so plainly, exit 2
             if os.environ.get("CARDSMITH_DEBUG"):
                 traceback.print_exc()
@@ -57,7 +96,7 @@ def main() -> None:
 
 
 def _register() -> None:
-    from . import balance, build, coverage, interactive, play, reference, saves, scaffold, validate  # noqa: F401  (each module adds its commands to `main`)
+    from . import balance, build, catalog, coverage, interactive, lsp, play, reference, saves, scaffold, validate  # noqa: F401  (each module adds its commands to `main`)
 
 
 _register()

@@ -14,7 +14,7 @@ from cardsmith.compiler.pipeline import compile_pack
 from cardsmith.compiler.schema import SCHEMA_NAMES, schema
 
 from . import main
-from .options import compile_or_exit
+from .options import compile_or_exit, output_target, write_output
 
 
 @main.command("compile")
@@ -28,11 +28,12 @@ def compile_cmd(pack: str, output: str | None) -> None:
       cardsmith compile earth -o earth.bytecode.json
       cardsmith compile ./my-pack
     """
+    if output:
+        output_target(output)
     res = compile_or_exit(pack)
     text = json.dumps(res.pack.to_json(), ensure_ascii=False, separators=(",", ":"))
     if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_output(output, text)
         click.echo(f"{res.pack.id} {res.pack.version}: {len(res.pack.cards)} cards, bytecode format "
                    f"{BYTECODE_VERSION} -> {output}", err=True)
     else:

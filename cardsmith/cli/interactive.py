@@ -12,7 +12,7 @@ import click
 
 from cardsmith.compiler.diagnostics import did_you_mean
 from cardsmith.compiler.packs import builtin_packs, resolve_pack_ref
-from cardsmith.runtime.agents import AGENTS, make_agent
+from cardsmith.runtime.agents import AGENTS, agent_problem, make_agent
 
 from . import main
 from .options import compile_or_exit, parse_params
@@ -23,11 +23,20 @@ def _fail(message: str) -> NoReturn:
     sys.exit(2)
 
 
+def _write(text: str = "") -> None:
+    """The session's output: a pack's names may hold escape sequences; only cardsmith's own colours get through."""
+    from cardsmith.bytecode.inputs import for_terminal
+
+    click.echo(for_terminal(text))
+
+
 def _read(prompt: str) -> str:
     """A line from the person. From a pipe the line is echoed, so the transcript reads like a session."""
     if sys.stdin.isatty():
         return input(prompt)
-    click.echo(prompt, nl=False)
+    from cardsmith.bytecode.inputs import for_terminal
+
+    click.echo(for_terminal(prompt), nl=False)
     line = sys.stdin.readline()
     if not line:
         raise EOFError
@@ -41,7 +50,8 @@ def _read(prompt: str) -> str:
 @click.option("--seat", "-k", default=None, type=int,
               help="Your seat, 1 to PLAYERS (default 1; with --load, the seat the save marks as yours).")
 @click.option("--agents", "-a", default=None,
-              help=f"Comma-separated agents for the other seats, in turn ({', '.join(AGENTS)}; default: greedy).")
+              help=f"Comma-separated agents for the other seats, in turn ({', '.join(AGENTS)}; search:400 or "
+                   "search:0.5s gives the search agent a budget per decision; default: greedy).")
 @click.option("--seed", "-s", default=None, type=int, help="The game's seed (default 0).")
 @click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Override a rule parameter.")
 @click.option("--load", "load", type=click.Path(dir_okay=False), default=None,
@@ -91,7 +101,11 @@ def play(pack: str | None, players: int | None, seat: int | None, agents: str | 
             data = read_save(load)
         except SaveError as e:
             _fail(f"{load}:{e.line or 1}: {e.message}")
-        pack = pack or data["pack"]
+        if pack is None:  # a save names its pack by id: only a built-in one, never a folder of its choosing
+            if data["pack"] not in builtin_packs():
+                _fail(f"{load}: the save is of pack '{data['pack']}', which is not a built-in pack; give its folder "
+                      "as PACK")
+            pack = str(builtin_packs()[data["pack"]])
     elif pack is None:
         _fail("give a PACK (see `cardsmith packs`), or --load a saved game")
     if resolve_pack_ref(pack) is None:
@@ -120,9 +134,9 @@ def play(pack: str | None, players: int | None, seat: int | None, agents: str | 
         if not 0 <= you < n:
             _fail(f"--seat {seat}: a {n}-player game has seats 1 to {n}")
         names = [a.strip() for a in (agents or "greedy").split(",") if a.strip()]
-        bad = [a for a in names if a not in AGENTS]
+        bad = [problem for a in names if (problem := agent_problem(a))]
         if bad or not names:
-            _fail(f"--agents: unknown agent(s) {', '.join(bad) or '(none given)'}; agents: {', '.join(AGENTS)}")
+            _fail(f"--agents: {bad[0] if bad else 'no agent given'}")
         try:
             overrides = parse_params(params)
         except click.BadParameter as e:
@@ -140,7 +154,8 @@ def play(pack: str | None, players: int | None, seat: int | None, agents: str | 
     width = min(max(shutil.get_terminal_size((100, 24)).columns, 60), 120)
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     texts = CardTexts(pack, width, res)
-    viewer = Viewer(game, you, [a.name for a in game.agents], width, click.style if color else plain, texts.source)
+    viewer = Viewer(game, you, [a.name for a in game.agents], width, click.style if color else plain, texts.source,
+                    texts.summary, texts.word)
     if sys.stdin.isatty():
         with contextlib.suppress(ImportError):  # platforms without readline keep plain input()
             import readline  # noqa: F401  (line editing and history for input())
@@ -151,7 +166,7 @@ def play(pack: str | None, players: int | None, seat: int | None, agents: str | 
         others = ", ".join(viewer.seat_name(s) for s in range(game.n) if s != you) or "no bots"
         click.echo(f"{p.name} {p.version}: {game.n} player{'s' * (game.n != 1)}, seed {seed}; you are seat "
                    f"{you + 1}; {others}. Type ? for help.")
-    session = PlaySession(game, you, _read, click.echo, viewer, texts.card, texts.tiebreaker, loaded=data is not None)
+    session = PlaySession(game, you, _read, _write, viewer, texts.card, texts.tiebreaker, loaded=data is not None)
     try:
         code = session.run()
     except RuntimeFault as e:

@@ -4,18 +4,71 @@ simulated games (simulate, balance), and checking them against the compiled pack
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import click
 
 from cardsmith.bytecode import CompiledPack
 from cardsmith.compiler.diagnostics import Diagnostics
 from cardsmith.compiler.pipeline import CompileResult, compile_pack
-from cardsmith.runtime.agents import AGENTS
+from cardsmith.runtime.agents import AGENTS, agent_problem
 
 from .validate import emit_diagnostics
+
+
+def output_target(path: str) -> str:
+    """Check, before any work, that an output file can be made at `path`: its folder exists, and it is not a
+    folder itself. Exits 2 with one line otherwise."""
+    from cardsmith.bytecode.inputs import printable
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        click.echo(f"cardsmith: cannot write {printable(path)}: there is no folder {printable(folder)}", err=True)
+        sys.exit(2)
+    if os.path.isdir(path):
+        click.echo(f"cardsmith: cannot write {printable(path)}: it is a folder", err=True)
+        sys.exit(2)
+    return path
+
+
+@contextmanager
+def output_errors(path: str | Path) -> Iterator[None]:
+    """Around writing an output: a path that cannot be written (a missing folder, a full disk, no permission)
+    is one line and exit 2, not an internal error."""
+    try:
+        yield
+    except OSError as e:
+        from cardsmith.bytecode.inputs import printable
+
+        click.echo(f"cardsmith: cannot write {printable(str(path))}: {(e.strerror or str(e)).lower()}", err=True)
+        sys.exit(2)
+
+
+def write_output(path: str | Path, text: str) -> None:
+    """Write a text output (UTF-8), or exit 2 with one line when it cannot be written."""
+    with output_errors(path), open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def named_pack(named: str, given: str | None, source: str) -> str:
+    """The pack a save or a log names (`named`, its 'pack' field) as a built-in pack, or the folder the person
+    gave with --pack (`given`): a file's own field never names a folder, which would then be compiled and run."""
+    from cardsmith.bytecode.inputs import printable
+    from cardsmith.compiler.packs import builtin_packs
+
+    if given is not None:
+        return given
+    folder = builtin_packs().get(named)
+    if folder is None:
+        click.echo(f"{printable(source)}:1: error: the file is of pack {printable(repr(named))}, which is not a "
+                   "built-in pack; give its folder with --pack", err=True)
+        sys.exit(1)
+    return str(folder)
 
 
 def compile_or_exit(pack: str, fmt: str = "text", cache: bool = False) -> CompileResult:
@@ -51,41 +104,30 @@ def parse_params(values: tuple[str, ...]) -> dict:
     return out
 
 
-def _same_shape(default, value) -> bool:
-    """An override must have the type of the parameter's declared default (a number, or a list of them)."""
-    if isinstance(default, bool) or isinstance(value, bool):
-        return type(default) is type(value)
-    if isinstance(default, int):
-        return isinstance(value, int)
-    if isinstance(default, list):
-        return isinstance(value, list) and all(_same_shape(default[0], v) for v in value) if default else \
-            isinstance(value, list)
-    return type(default) is type(value)
-
-
 def pack_params(pack: CompiledPack, values: tuple[str, ...]) -> dict:
-    """The --param overrides, checked against the pack's parameters: known names, declared types."""
+    """The --param overrides, checked against the pack's parameters: known names, declared types, bounds."""
+    from cardsmith.runtime.params import param_problems
+
     overrides = parse_params(values)
-    unknown = [k for k in overrides if k not in pack.params]
-    if unknown:
-        raise click.BadParameter(f"unknown parameter(s) {', '.join(unknown)}; parameters: {', '.join(pack.params)}",
-                                 param_hint="--param")
-    for k, v in overrides.items():
-        default = pack.params[k]
-        if not _same_shape(default, v):
-            kind = "a list of whole numbers" if isinstance(default, list) else "a whole number"
-            raise click.BadParameter(f"'{k}' is {kind} (default {json.dumps(default)}), not {json.dumps(v)}",
-                                     param_hint="--param")
+    problems = param_problems(pack, overrides)
+    if problems:
+        raise click.BadParameter(problems[0], param_hint="--param")
     return overrides
 
 
+AGENT_HELP = (f"{', '.join(AGENTS)}; search takes a budget per decision: search:400 (iterations, the same game for "
+              "a seed) or search:0.5s (seconds)")
+
+
 def agent_names(agents: str) -> list[str]:
-    """The comma-separated --agents, each a known agent."""
+    """The comma-separated --agents, each a known agent (with its budget: search:400)."""
     names = [a.strip() for a in agents.split(",") if a.strip()]
-    bad = [a for a in names if a not in AGENTS]
-    if bad or not names:
-        raise click.BadParameter(f"unknown agent(s) {', '.join(bad) or '(none given)'}; agents: {', '.join(AGENTS)}",
-                                 param_hint="--agents")
+    if not names:
+        raise click.BadParameter(f"no agent given; agents: {AGENT_HELP}", param_hint="--agents")
+    for name in names:
+        problem = agent_problem(name)
+        if problem:
+            raise click.BadParameter(problem, param_hint="--agents")
     return names
 
 
@@ -97,16 +139,17 @@ def player_count(pack: CompiledPack, players: int | None) -> int:
     return n
 
 
-def game_batch_options(default_games: int, outcome: str) -> Callable:
+def game_batch_options(default_games: int, outcome: str, agents: str = "random", agents_help: str = "") -> Callable:
     """The options of a batch of seeded games: -n, -p, -s, -a, --param, --max-decisions, -j, --no-cache.
-    `outcome` names what stays the same for any --jobs ('Results', 'The report')."""
+    `outcome` names what stays the same for any --jobs ('Results', 'The report'); `agents` is --agents' default
+    and `agents_help` what the command adds about it."""
     options = [
         click.option("--games", "-n", default=default_games, show_default=True, type=click.IntRange(1),
                      help="Games to play."),
         click.option("--players", "-p", default=None, type=int, help="Players per game (default: the pack's minimum)."),
         click.option("--seed", "-s", default=0, show_default=True, type=int, help="Game i uses seed SEED+i."),
-        click.option("--agents", "-a", default="random", show_default=True,
-                     help=f"Comma-separated agents, assigned to seats in turn ({', '.join(AGENTS)})."),
+        click.option("--agents", "-a", default=agents, show_default=True,
+                     help=f"Comma-separated agents, assigned to seats in turn ({AGENT_HELP}).{agents_help}"),
         click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Override a rule parameter."),
         click.option("--max-decisions", default=None, type=click.IntRange(100),
                      help="Safety cap per game; a capped game is scored where it stopped and counted as capped."),

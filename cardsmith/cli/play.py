@@ -58,6 +58,10 @@ def simulate(pack: str, games: int, players: int | None, seed: int, agents: str,
     backend = backend or ("dask" if scheduler else "processes")
     if scheduler and backend != "dask":
         raise click.BadParameter("--scheduler is for --backend dask", param_hint="--scheduler")
+    if save_at:
+        from .saves import save_target
+
+        save_target(save_at[1])  # before any work
     batch = game_batch(pack, players, agents, params, jobs, no_cache)
     p, n, names, overrides, jobs = batch.pack, batch.players, batch.agents, batch.params, batch.jobs
     if save_at:
@@ -99,43 +103,55 @@ def simulate(pack: str, games: int, players: int | None, seed: int, agents: str,
 
 @main.command()
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--pack", "pack_ref", default=None, metavar="PACK",
+              help="The pack folder, when the logged game's pack is not a built-in one.")
 @NO_CACHE
-def replay(logs: tuple[str, ...], no_cache: bool) -> None:
+def replay(logs: tuple[str, ...], pack_ref: str | None, no_cache: bool) -> None:
     """Re-run logged games and verify that each plays out exactly as logged.
 
-    The log names its pack and version; the pack must be the same version. Exit code 0
+    The log names its pack and version; the pack must be the same version. A pack that is
+    not built in is given with --pack (a log never names a folder itself). Exit code 0
     when every log replays identically, 1 otherwise.
 
     \b
     Example:
       cardsmith simulate earth -n 3 -p 3 --log-dir logs/
       cardsmith replay logs/game-0.jsonl
+      cardsmith replay --pack ./my-game logs/game-0.jsonl
     """
-    from cardsmith.runtime.replay import LogError, read_header
+    from cardsmith.bytecode.inputs import InputError, printable, read_input
+    from cardsmith.runtime.replay import MAX_LOG_BYTES, LogError, read_header
     from cardsmith.runtime.replay import replay as run_replay
+
+    from .options import named_pack
 
     bad = 0
     for path in logs:
+        shown = printable(path)
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            data = read_input(path, MAX_LOG_BYTES, follow=True)
+            text = data.decode("utf-8")
             header = read_header(text)
-            res = compile_or_exit(header["pack"], cache=not no_cache)
+            res = compile_or_exit(named_pack(header["pack"], pack_ref, path), cache=not no_cache)
             report = run_replay(res.pack, text)
+        except InputError as e:
+            click.echo(f"{shown}:1: cannot read the log: {e.message}", err=True)
+            bad += 1
+            continue
         except LogError as e:
-            click.echo(f"{path}:{e.line}: {e.message}", err=True)
+            click.echo(f"{shown}:{e.line}: {e.message}", err=True)
             bad += 1
             continue
         except UnicodeDecodeError as e:
-            data = Path(path).read_bytes()
             line = data.count(b"\n", 0, e.start) + 1
-            click.echo(f"{path}:{line}: not UTF-8 (byte 0x{data[e.start]:02x})", err=True)
+            click.echo(f"{shown}:{line}: not UTF-8 (byte 0x{data[e.start]:02x})", err=True)
             bad += 1
             continue
         if report.ok:
-            click.echo(f"{path}: {report.describe()}")
+            click.echo(f"{shown}: {report.describe()}")
         else:
             bad += 1
-            click.echo(f"{path}:{report.first_difference or 1}: {report.describe()}")
+            click.echo(f"{shown}:{report.first_difference or 1}: {printable(report.describe(), keep=chr(10))}")
     sys.exit(1 if bad else 0)
 
 
@@ -153,16 +169,20 @@ def test_cmd(paths: tuple[str, ...], verbose: bool) -> None:
       cardsmith test cards/earth
       cardsmith test cards/earth/scenarios/green.yaml -v
     """
-    from cardsmith.scenarios import run_file, scenario_files
+    from cardsmith.compiler.diagnostics import Span
+    from cardsmith.compiler.packs import display_path
+    from cardsmith.scenarios import find_scenarios, run_file
 
-    files = scenario_files([Path(p) for p in paths])
-    if not files:
+    found = find_scenarios([Path(p) for p in paths])
+    diags = Diagnostics()
+    for path, why in found.refused:
+        diags.error("E006", f"not read: {why}", Span(display_path(path), 1, 1))
+    if not found.files and not diags.items:
         click.echo("no scenario files found (YAML files with a top-level 'scenarios:')", err=True)
         sys.exit(1)
-    diags = Diagnostics()
     passed = failed = 0
-    for f in files:
-        for o in run_file(f, diags):
+    for f in found.files:
+        for o in run_file(f, diags, follow=f in found.named):
             if o.passed:
                 passed += 1
                 if verbose:

@@ -14,7 +14,7 @@ from cardsmith.compiler.packs import resolve_pack_ref
 from cardsmith.present.describe import LANGS, Describer
 
 from . import main
-from .options import compile_or_exit
+from .options import compile_or_exit, output_errors, output_target, write_output
 
 # Text (CJK characters counting double) that still fits a card face at the smallest size.
 TEXT_FITS = 900
@@ -81,12 +81,14 @@ def describe(pack: str, card: str | None, lang: str) -> None:
             click.echo(msg, err=True)
             sys.exit(2)
         cards = [c]
+    from cardsmith.bytecode.inputs import printable
+
     for c in cards:
         abilities = d.card(c)
-        name = d.card_name(c)
+        name = printable(d.card_name(c))  # a name may hold an escape sequence: shown, never obeyed
         click.echo(f"{name} ({c.id})" if name != c.id else c.id)
         for a in abilities:
-            click.echo(f"  [{a.label}] {a.text}")
+            click.echo(f"  [{printable(a.label)}] {printable(a.text, keep=chr(10))}")
         if not abilities:
             click.echo("  —")
 
@@ -119,6 +121,8 @@ def reference(pack: str, fmt: str, lang: str, output: str | None) -> None:
         _pdf_or_exit()
         if not output:
             raise click.UsageError("--format pdf needs -o PATH")
+    if output:
+        output_target(output)
     t0 = time.perf_counter()
     res = compile_or_exit(pack)
     ref = build_reference(res, lang)
@@ -129,9 +133,10 @@ def reference(pack: str, fmt: str, lang: str, output: str | None) -> None:
         with template_errors():
             text = render_html(ref, folder)
     if fmt == "pdf":
-        html_to_pdf(text, output)
+        with output_errors(output):
+            html_to_pdf(text, output)
     elif output:
-        Path(output).write_text(text, encoding="utf-8")
+        write_output(output, text)
     else:
         click.echo(text)
     if output:
@@ -168,15 +173,17 @@ def sheets(pack: str, output: str, paper: str, backs: bool, copies: bool, lang: 
     to_html = output.lower().endswith((".html", ".htm"))
     if not to_html:
         _pdf_or_exit()
+    output_target(output)
     t0 = time.perf_counter()
     res = compile_or_exit(pack)
     ref = build_reference(res, lang)
     with template_errors():
         html, pages = render_sheets_html(ref, paper, backs, copies, _folder(pack))
     if to_html:
-        Path(output).write_text(html, encoding="utf-8")
+        write_output(output, html)
     else:
-        html_to_pdf(html, output)
+        with output_errors(output):
+            html_to_pdf(html, output)
     crowded = [c.id for c in ref.cards if c.text_length > TEXT_FITS]
     if crowded:
         click.echo(f"cardsmith: warning: {len(crowded)} card(s) have more text than fits on a 63 x 88 mm card "

@@ -11,6 +11,22 @@ import click
 from . import main
 
 
+def save_target(path: str) -> None:
+    """Check, before any game is played, that a save can be written at `path`: its folder exists, and what is
+    there is nothing or a regular file (a save never replaces a link, a device or a pipe). Exits 2 otherwise."""
+    from cardsmith.bytecode.inputs import printable
+    from cardsmith.runtime.save import _not_replaceable
+
+    from .options import output_target
+
+    output_target(path)
+    what = _not_replaceable(Path(path))
+    if what:
+        click.echo(f"cardsmith: cannot save to {printable(path)}: it is {what}; a save replaces only a regular file",
+                   err=True)
+        sys.exit(2)
+
+
 def save_first_game(pack, players: int, seed: int, agent_names: list[str], params: dict, max_decisions: int | None,
                     at: int, path: str) -> None:
     """Play the game of seed SEED with the agents `simulate` gives it, to `at` decisions, and save it."""
@@ -21,12 +37,20 @@ def save_first_game(pack, players: int, seed: int, agent_names: list[str], param
     agents = [make_agent(agent_names[i % len(agent_names)], seed * 7919 + i) for i in range(players)]
     kw = {"max_decisions": max_decisions} if max_decisions else {}
     game = Game(pack, players, seed, agents, params, **kw)
-    play_until(game, at)
+    from cardsmith.runtime.vm import RuntimeFault
+
+    try:
+        play_until(game, at)
+    except RuntimeFault as e:  # the game to save cannot be played that far: the fault, as simulate reports it
+        click.echo(f"{e}", err=True)
+        sys.exit(1)
     try:
         write_save(game, path)
     except (SaveError, OSError) as e:
-        click.echo(f"cardsmith: cannot save to {path}: {e}", err=True)
-        sys.exit(1)
+        from cardsmith.bytecode.inputs import printable
+
+        click.echo(f"cardsmith: cannot save to {printable(path)}: {getattr(e, 'message', None) or e}", err=True)
+        sys.exit(2)
     click.echo(f"saved game {seed} after {len(game.decisions)} decisions to {path}", err=True)
 
 
@@ -49,31 +73,34 @@ def resume(save: str, log_file: str | None, as_json: bool, pack_ref: str | None)
       cardsmith simulate earth -n 1 -p 3 --seed 7 --save-at 200 game.save.json
       cardsmith resume game.save.json --log game-7.jsonl
     """
+    from cardsmith.bytecode.inputs import printable
     from cardsmith.runtime.replay import log_text
     from cardsmith.runtime.save import SaveError, read_save
     from cardsmith.runtime.save import resume as resume_game
     from cardsmith.runtime.vm import RuntimeFault
 
-    from .options import compile_or_exit
+    from .options import compile_or_exit, named_pack, output_target, write_output
 
+    if log_file:
+        output_target(log_file)
     try:
         data = read_save(save)
     except SaveError as e:
-        click.echo(f"{save}:{e.line or 1}: error: {e.message}", err=True)
+        click.echo(f"{printable(save)}:{e.line or 1}: error: {e.message}", err=True)
         sys.exit(1)
-    res = compile_or_exit(pack_ref or data["pack"], cache=True)
+    res = compile_or_exit(named_pack(data["pack"], pack_ref, save), cache=True)
     try:
         game = resume_game(res.pack, data)
         done = len(game.decisions)
         result = game.play()
     except SaveError as e:
-        click.echo(f"{save}:{e.line or 1}: error: {e.message}", err=True)
+        click.echo(f"{printable(save)}:{e.line or 1}: error: {e.message}", err=True)
         sys.exit(1)
     except RuntimeFault as e:
         click.echo(f"{e}", err=True)
         sys.exit(1)
     if log_file:
-        Path(log_file).write_text(log_text(game), encoding="utf-8")
+        write_output(log_file, log_text(game))
     if as_json:
         click.echo(json.dumps({"resumed_at": done, **result.to_json()}, indent=1, sort_keys=True))
     else:

@@ -22,12 +22,13 @@ from pathlib import Path
 import click
 import yaml
 
+from cardsmith.bytecode.inputs import InputError, printable, read_input
 from cardsmith.compiler.diagnostics import Diagnostics, did_you_mean, render_text
 from cardsmith.compiler.packs import SKIPPED_DIRS, builtin_packs, card_files, load_chain, resolve_pack_ref
 from cardsmith.compiler.pipeline import compile_pack
 from cardsmith.compiler.schema import SCHEMA_DIR, schema, validate
 from cardsmith.compiler.vocab import CARD_ATTRIBUTES, RESERVED, build_vocabulary
-from cardsmith.compiler.yamlsrc import load_yaml_text
+from cardsmith.compiler.yamlsrc import MAX_FILE_BYTES, load_yaml_text
 
 from . import main
 
@@ -122,8 +123,9 @@ def new_pack(name: str, parent: str | None, where: str) -> None:
       cardsmith new pack earth-moonlight --extends earth
       cardsmith new pack my-game-plus --extends my-game --dir packs
     """
-    if not PACK_ID.match(name):
-        _fail(f"bad pack id '{name}': a pack id is lowercase kebab-case starting with a letter, e.g. 'my-game'")
+    if not PACK_ID.fullmatch(name):
+        _fail(f"bad pack id {printable(repr(name))}: a pack id is lowercase kebab-case starting with a letter, "
+              "e.g. 'my-game'")
     base = Path(where)
     if not base.is_dir():
         _fail(f"no folder '{where}' to create the pack in")
@@ -209,14 +211,18 @@ def _expansion_values(name: str, parent: str, base: Path) -> dict[str, str]:
 def _parent_folder(parent: str, base: Path) -> Path:
     """A pack extends another by id, found next to it or among the built-in packs (compiler/packs.py)."""
     as_path = Path(parent)
-    if (as_path / "pack.yaml").is_file() and not PACK_ID.match(parent):
-        pid = (yaml.safe_load((as_path / "pack.yaml").read_text(encoding="utf-8")) or {}).get("id")
+    if (as_path / "pack.yaml").is_file() and not PACK_ID.fullmatch(parent):
+        try:
+            meta = _yaml_value(read_input(as_path / "pack.yaml", MAX_FILE_BYTES).decode("utf-8"))
+        except (InputError, UnicodeDecodeError):
+            meta = None
+        pid = meta.get("id") if isinstance(meta, dict) else None
         if as_path.resolve().parent != base.resolve() or as_path.name != pid:
             _fail(f"an expansion names the pack it extends by id, found next to it or built in: create the "
                   f"expansion next to '{parent}' (--dir {as_path.resolve().parent}), with that pack in a "
                   f"folder named after its id")
         return as_path
-    if not PACK_ID.match(parent):
+    if not PACK_ID.fullmatch(parent):
         _fail(f"bad pack id '{parent}' for --extends: pack ids are lowercase kebab-case, e.g. 'my-game'")
     sibling = base / parent
     if (sibling / "pack.yaml").is_file():
@@ -292,10 +298,12 @@ def new_card(pack: str, card_id: str | None, name: str | None, ctype: str | None
         _fail(f"no pack folder '{pack}' (a folder with a pack.yaml)")
     if not (Path(pack) / "pack.yaml").is_file() and Path(pack).name != "pack.yaml":
         _fail(f"'{pack}' is a built-in pack, part of the installed cardsmith; give the path of a pack folder")
-    if card_id is not None and not CARD_ID.match(card_id):
-        _fail(f"bad card id '{card_id}': card ids are lowercase kebab-case, e.g. 'golden-goose'")
+    if card_id is not None and not CARD_ID.fullmatch(card_id):
+        _fail(f"bad card id {printable(repr(card_id))}: card ids are lowercase kebab-case, e.g. 'golden-goose'")
     if name is not None and not name.strip():
         _fail("a card's name cannot be empty")
+    if name is not None and printable(name) != name:
+        _fail(f"a card's name cannot hold control characters: {printable(repr(name))}")
     diags = Diagnostics()
     chain = load_chain(folder, diags)
     if chain is None:
@@ -304,8 +312,11 @@ def new_card(pack: str, card_id: str | None, name: str | None, ctype: str | None
     voc = build_vocabulary([p.rules_doc for p in chain if p.rules_doc], Diagnostics())
     target = _card_file(folder, file, pack)
     rel = target.relative_to(folder).as_posix()
-    text = target.read_text(encoding="utf-8") if target.exists() else ""
-    file_defaults = (yaml.safe_load(text) or {}).get("defaults") or {} if text else {}
+    text = _read_card_file(target)
+    data = _yaml_value(text)
+    file_defaults = data.get("defaults") if isinstance(data, dict) else None
+    if not isinstance(file_defaults, dict):
+        file_defaults = {}
 
     # existing ids: the pack's own (never twice) and its parents' (a same id would replace their card)
     owner: dict[str, str] = {}
@@ -318,7 +329,7 @@ def new_card(pack: str, card_id: str | None, name: str | None, ctype: str | None
     for cid in _ids_in(text):
         owner.setdefault(cid, own.id)
     how = "" if card_id is not None else " (the id made from --name; give another name, or an --id)"
-    if card_id is None and name and CARD_ID.match(_kebab(name)):
+    if card_id is None and name and CARD_ID.fullmatch(_kebab(name)):
         card_id = _kebab(name)
     if card_id is None:  # a placeholder, numbered: new-card, new-card-2, ...
         card_id = next(i for i in ("new-card", *(f"new-card-{n}" for n in range(2, 10_000))) if i not in owner)
@@ -352,20 +363,43 @@ def new_card(pack: str, card_id: str | None, name: str | None, ctype: str | None
         _fail(f"could not add the card to {target} safely (nothing written); add it by hand:\n"
               + _card_yaml(card, indent=2))
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.new")
-    tmp.write_text(new_text, encoding="utf-8")
-    os.replace(tmp, target)
+    # a private temporary file renamed over the card file: a link planted at a fixed name is never written through
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".new", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(new_text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     res = compile_pack(str(folder), Diagnostics())
     status = "the pack validates clean" if res.ok else (
         f"the pack has {len(res.diagnostics.errors)} error(s): run `cardsmith validate {folder}`")
     click.echo(f"added card '{card_id}' ({name}, type {ctype}) to {target}:{line}; {status}")
 
 
-def _ids_in(text: str) -> list[str]:
+def _read_card_file(target: Path) -> str:
+    """The card file's text ('' when there is none yet): a regular file inside the pack, never through a link."""
+    if not target.exists() and not target.is_symlink():
+        return ""
     try:
-        data = yaml.safe_load(text) if text else None
-    except yaml.YAMLError:
-        return []
+        return read_input(target, MAX_FILE_BYTES).decode("utf-8")
+    except InputError as e:
+        _fail(f"cannot add a card to {printable(str(target))}: {e.message}")
+    except UnicodeDecodeError:
+        _fail(f"{printable(str(target))} is not UTF-8; fix it first")
+    raise AssertionError  # _fail exits
+
+
+def _yaml_value(text: str):
+    """The value of a YAML text read as the compiler reads it (bounded, every tag checked); None when it cannot
+    be read."""
+    doc = load_yaml_text(text, "<card file>", Diagnostics()) if text else None
+    return doc.value if doc is not None else None
+
+
+def _ids_in(text: str) -> list[str]:
+    data = _yaml_value(text)
     cards = data.get("cards") if isinstance(data, dict) else None
     return [c["id"] for c in cards or [] if isinstance(c, dict) and isinstance(c.get("id"), str)]
 
@@ -418,6 +452,8 @@ def _append(text: str, card: dict, target: Path, folder: Path) -> tuple[str, int
         new = head + "cards:\n" + _card_yaml(card, indent=2)
         return new, new.count("\n", 0, new.index("  - id:")) + 1
     try:
+        if _yaml_value(text) is None:  # the compiler's reader first: it refuses what would crash yaml.compose
+            raise yaml.YAMLError
         root = yaml.compose(text)
     except yaml.YAMLError:
         _fail(f"{target} is not valid YAML; fix it first (cardsmith validate {folder})")

@@ -16,8 +16,9 @@ from cardsmith.compiler.diagnostics import (
     render_json,
     render_sarif,
     render_text,
+    resolved,
 )
-from cardsmith.compiler.packs import find_packs, resolve_pack_ref
+from cardsmith.compiler.packs import find_packs, has_pack, resolve_pack_ref
 from cardsmith.compiler.pipeline import compile_pack
 
 from . import main
@@ -46,8 +47,16 @@ def emit_diagnostics(diags: list, fmt: str) -> None:
         click.echo(render_text(diags), err=False)
 
 
+def _kind(path: Path) -> str | None:
+    """'file', 'folder' or None (nothing there, or a name the system refuses: too long, a loop of links)."""
+    try:
+        return "file" if path.is_file() else "folder" if path.is_dir() else None
+    except (OSError, ValueError):
+        return None
+
+
 def _in_files(d: Diagnostic, files: set[Path]) -> bool:
-    return any(Path(s.file).resolve() in files for s in (d.span, *(s for _, s in d.notes)))
+    return any(resolved(Path(s.file)) in files for s in (d.span, *(s for _, s in d.notes)))
 
 
 @main.command()
@@ -90,22 +99,23 @@ def validate(paths: tuple[str, ...], fmt: str, rev: str | None) -> None:
     folders: list[tuple[Path, Path | None]] = []  # a pack folder, and the file named in it (None: the whole pack)
     for p in paths or (".",):
         path = Path(p)
-        if path.is_file():
-            parent = next((q for q in [path.parent, *path.parents] if (q / "pack.yaml").is_file()), None)
+        kind = _kind(path)
+        if kind == "file":
+            parent = next((q for q in [path.parent, *path.parents] if has_pack(q)), None)
             if parent is None:
-                diags.error("E024", "this file is not inside a pack (no pack.yaml above it)", Span(str(path), 0, 0))
+                diags.error("E024", "this file is not inside a pack (no pack.yaml above it)", Span(str(path), 1, 1))
                 continue
             pack_wide = path.parent == parent and path.name in PACK_WIDE_FILES
             folders.append((parent, None if pack_wide else path.resolve()))
-        elif path.is_dir():
+        elif kind == "folder":
             found = find_packs(path)
             if not found:
-                diags.error("E024", "no pack.yaml in this folder or below it", Span(str(path), 0, 0))
+                diags.error("E024", "no pack.yaml in this folder or below it", Span(str(path), 1, 1))
             folders.extend((f, None) for f in found)
         else:
             ref = resolve_pack_ref(p)
             if ref is None:
-                diags.error("E024", f"no such file, folder or built-in pack: {p}", Span(str(p), 0, 0))
+                diags.error("E024", f"no such file, folder or built-in pack: {p}", Span(str(p), 1, 1))
             else:
                 folders.append((ref, None))
     # A pack named whole is reported whole; a pack named only through files, on those files.

@@ -5,7 +5,10 @@
 
 The game runs until a decision of the person's seat; bots answer theirs (each logged in one
 line). At the person's decision the session shows the board and the numbered options and reads
-a line: a number answers; `undo`, `save FILE`, `card X`, `seat N`, `raw`, `quit` and help are commands.
+a line: a number answers; `undo`, `save FILE`, `card X`, `seat N`, `raw`, `amounts`, `quit` and help are
+commands. Bots decide on what their seat observes (runtime/observation.py), like every agent. A
+reward taken "up to" an amount (a partial reward: "how many soil") is taken in full without asking,
+since taking less is never better; `amounts` asks for those amounts again.
 Undo restores a snapshot taken just before the person's last answer (the game and the bots'
 random generators), so the bots' moves made since are taken back too, and the game goes on
 exactly as before when the person answers the same again.
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 
 from cardsmith.runtime.agents import Agent, RandomAgent
 from cardsmith.runtime.game import Game
+from cardsmith.runtime.observation import Hidden, observed_decision
 from cardsmith.runtime.save import SaveError, write_save
 from cardsmith.runtime.vm import Decision
 
@@ -34,6 +38,7 @@ HELP = """\
   seat N       all you can see of seat N
   undo         take back your last answer (and the bots' moves since)
   raw          options and questions as effect-language source instead of English; again to switch back
+  amounts      ask how much of a reward to take (by default the most is taken); again to stop asking
   save FILE    save the game: `cardsmith play --load FILE` goes on from here
   quit         leave (asks whether to save first); quit! leaves at once
   ?, help      this list
@@ -85,6 +90,7 @@ class PlaySession:
         self.tiebreaker_text = tiebreaker_text
         self.history: list[_Snapshot] = []
         self.last_view: str | None = None
+        self.ask_amounts = False  # a reward's amount is asked only when the person wants to choose it
 
     # ------------------------------------------------------------------ the loop
     def run(self) -> int:
@@ -96,15 +102,30 @@ class PlaySession:
                     self.write(self.viewer.result(self.game, self.tiebreaker_text))
                     return 0
                 if d.seat == self.seat:
-                    choice = self.ask(d)
+                    most = None if self.ask_amounts else self.reward_in_full(d)
+                    choice = self.ask(d) if most is None else most
+                    if most is not None:
+                        self.write(f"  (took {d.options[most]}{d.prompt.removeprefix('how many')}: the most; "
+                                   "type `amounts` at a question to choose amounts yourself)")
                     if choice is not None:
                         self.answer(choice)
                 else:
-                    choice = self.game.agents[d.seat].choose(self.game, d)
+                    choice = self.game.ask(d)  # the bot sees what its seat may see, never the game itself
                     self.write(self.viewer.bot_choice(self.game, d, choice))
                     self.game.decide(choice)
         except _Leave:
             return 0
+
+    def reward_in_full(self, d: Decision) -> int | None:
+        """The option taking all of a reward offered 'up to' an amount ('how many soil', then a gain), else None:
+        such a question has one sensible answer, so it is not put to the person."""
+        if d.kind != "number" or not d.prompt.startswith("how many") or not self.game.vm.frames:
+            return None
+        f = self.game.vm.frames[-1]
+        ops = f.lc.code.ops
+        if f.pc + 1 < len(ops) and ops[f.pc + 1][0] == "GAIN" and all(isinstance(o, int) for o in d.options):
+            return max(range(len(d.options)), key=lambda i: d.options[i])
+        return None
 
     def answer(self, choice: int) -> None:
         """Answer the person's pending decision, keeping a snapshot for undo."""
@@ -155,6 +176,10 @@ class PlaySession:
                 self.write(self.viewer.prompt(self.game, d))
             elif word == "seat":
                 self.write(self.seat_detail(rest))
+            elif word == "amounts" and not rest:
+                self.ask_amounts = not self.ask_amounts
+                self.write("rewards' amounts will be asked" if self.ask_amounts
+                           else "rewards are taken in full without asking")
             elif word == "raw" and not rest:
                 self.viewer.raw = not self.viewer.raw
                 self.write("effect-language source shown as it is (raw again: English)" if self.viewer.raw
@@ -178,34 +203,48 @@ class PlaySession:
 
     # ------------------------------------------------------------------ commands
     def card(self, d: Decision, what: str) -> str:
-        card_id = self.find_card(d, what)
-        if card_id is None and what.isdigit() and 1 <= int(what) <= len(d.options):
-            return f"option {what} ('{self.viewer.texts(d).labels[int(what) - 1]}') names no card"
-        if card_id is None:
+        seen = observed_decision(self.game, d, self.seat)
+        found = self.find_cards(seen, what)
+        if not found and what.isdigit() and 1 <= int(what) <= len(d.options):
+            return f"option {what} ('{self.viewer.texts(seen).labels[int(what) - 1]}') names no card you can see"
+        if not found:
             hint = f"a number from 1 to {len(d.options)}, " if d.options else ""
             return f"no card '{what}' here: give {hint}a card id or a card name"
-        text = self.describe(card_id) if self.describe else None
-        return text or f"{card_id}: no generated text"
+        if len(found) > 1:
+            pack = self.game.pack
+            names = ", ".join(f"{pack.card(c).name} ({c})" for c in found[:8]) + (", ..." if len(found) > 8 else "")
+            return f"'{what}' is ambiguous: {len(found)} cards match ({names}); give more of the name, or the id"
+        text = self.describe(found[0]) if self.describe else None
+        return text or f"{found[0]}: no generated text"
 
     def find_card(self, d: Decision, what: str) -> str | None:
-        """The card id meant by an option's number, a card id or a card name (or the start of one)."""
+        """The card id meant by an option's number, a card id or a card name (or the start of one); None when
+        nothing or more than one card matches."""
+        found = self.find_cards(observed_decision(self.game, d, self.seat), what)
+        return found[0] if len(found) == 1 else None
+
+    def find_cards(self, d: Decision, what: str) -> list[str]:
+        """The card ids an option's number, a card id or a card name (or the start of one) may mean: the exact
+        matches if any, else those that start so. `d` as the person sees it: a hidden option names no card."""
         pack = self.game.pack
         if what.isdigit():
             i = int(what) - 1
             if not 0 <= i < len(d.options):
-                return None
+                return []
             option = d.options[i]
             if d.kind == "card" and isinstance(option, int):
-                return pack.cards[self.game.state.cards[option].defn].id
+                return [pack.cards[self.game.state.cards[option].defn].id]
+            if isinstance(option, Hidden):
+                return []
             found = [x for x in _CARD_IN_LABEL.findall(d.labels[i]) if pack.card(x)]
-            return found[-1] if found else None
+            return found[-1:]
         key = what.lower()
         for match in (lambda c: c.id == key or c.name.lower() == key,
                       lambda c: c.id.startswith(key) or c.name.lower().startswith(key)):
             ids = list(dict.fromkeys(c.id for c in pack.cards if match(c)))
-            if len(ids) == 1:
-                return ids[0]
-        return None
+            if ids:
+                return ids
+        return []
 
     def seat_detail(self, what: str) -> str:
         n = self.game.n

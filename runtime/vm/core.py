@@ -9,9 +9,14 @@ from typing import Any
 from cardsmith.bytecode import Code, Span
 from cardsmith.runtime.state import SHARED
 
-STEP_BUDGET = 2_000_000  # instructions between two decisions
+# Instructions between two decisions. The built-in packs need at most about 300 (every pack, random games); a
+# loop that never ends stops here, having taken a few seconds and tens of MB (its events are kept for the log).
+STEP_BUDGET = 250_000
 MAX_TRIGGER_DEPTH = 40
 MAX_FRAMES = 400
+MAX_VALUE = 10**18  # the largest number a counter, a piece count, a score or a local name may hold
+MAX_OPTIONS = 10_000  # the most numbers 'choose X' and 'up to N' may offer
+MAX_SEARCH = 1_000_000  # the work path() may do for one answer (steps of search, cells counted for bounds)
 
 CHANGED = object()  # a handler pushed or popped frames: fetch the top frame again
 SUSPEND = object()  # a decision is pending
@@ -75,7 +80,8 @@ class Decision:
 
 # Opcodes that only compute values (or jump): they never decide, start or end a program, nor change the
 # state. A program of these alone is "pure" (see Linked.pure).
-PURE = frozenset({"PUSH", "POP", "DUP", "COUNTER", "GLOBAL", "PARAM", "PLAYER", "PLAYER_COUNTER", "IT", "THIS",
+PURE = frozenset({"PUSH", "POP", "DUP", "LOCAL", "TOTAL_SCORE", "COUNTER", "GLOBAL", "PARAM", "PLAYER",
+                  "PLAYER_COUNTER", "IT", "THIS",
                   "X", "NPLAYERS", "BIN", "NOT", "NEG", "ABS", "PER", "COUNT", "SUM", "STAT", "PLACE_OF", "PIECES",
                   "MATCH", "CONDITION", "NTH", "SETS", "PATH", "LINES", "NEIGHBOURS", "JUMP", "JUMP_IF",
                   "JUMP_IF_NOT", "DISTINCT", "OCCURRENCES", "HAS", "CAN_TAKE", "CAN_PUT", "CAN_REMOVE", "CAN_MARK",
@@ -97,10 +103,10 @@ class Linked:
 
 
 class Frame:
-    __slots__ = ("depth", "it", "lc", "memo", "ops", "pc", "refill", "stack", "step", "this", "x", "you")
+    __slots__ = ("depth", "it", "lc", "memo", "ops", "pc", "refill", "stack", "step", "this", "vars", "x", "you")
 
     def __init__(self, lc: Linked, you: int, it: int | None = None, this: int | None = None,
-                 step: str | None = None, depth: int = 0) -> None:
+                 step: str | None = None, depth: int = 0, vars: dict | None = None) -> None:
         self.lc = lc
         self.ops = lc.ops
         self.pc = 0
@@ -113,6 +119,7 @@ class Frame:
         self.depth = depth
         self.refill = -1
         self.memo = None  # (pc, options) of a decision that suspended here: see VM.recall
+        self.vars = vars  # local names ('let', 'as NAME'): None until the program binds one
 
     def clone(self) -> Frame:
         f = Frame.__new__(Frame)
@@ -120,6 +127,7 @@ class Frame:
         f.stack = [list(v) if isinstance(v, list) else v for v in self.stack]
         f.you, f.it, f.this, f.x, f.step, f.depth, f.refill, f.memo = (
             self.you, self.it, self.this, self.x, self.step, self.depth, self.refill, self.memo)
+        f.vars = dict(self.vars) if self.vars is not None else None
         return f
 
 
@@ -129,6 +137,7 @@ class NoFrame:
     you = -1
     it = None
     this = None
+    vars = None
 
 
 NO_FRAME = NoFrame()
@@ -162,7 +171,22 @@ def owner(vm, mode: str, f: Frame) -> int:
         return (f.you - 1) % n
     if mode == "first":
         return vm.state.first
+    if mode.startswith("automa:"):
+        return vm.state.n + vm.linker.automa_index[mode[7:]]
     raise ValueError(mode)
+
+
+def others(vm, you: int, with_you: bool) -> list[int]:
+    """Every seat in turn from `you` (the players round the table, then the automa seats that are
+    opponents), with or without `you`: the seats 'of each opponent' and 'of all players' look at."""
+    st = vm.state
+    n = st.n
+    if you < n:
+        seats = [(you + i) % n for i in range(0 if with_you else 1, n)]
+    else:
+        seats = list(range(n))
+    seats += [s for s in vm.linker.opponent_automa(st) if with_you or s != you]
+    return seats
 
 
 CMP: dict[str, Callable[[int, int], bool]] = {

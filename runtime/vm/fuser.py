@@ -75,9 +75,11 @@ def entry_points(code: Code, pack: CompiledPack | None = None) -> set[int]:
             jumps.append((i, jump_dest(code, ins[1])))
         elif name == "SWITCH":
             jumps.extend((i, jump_dest(code, t)) for t in ins[1])
-        elif name in ("NEXT_PLAYER", "NEXT_ACTIVATION", "NEXT_PART"):
+        elif name in ("NEXT_PLAYER", "NEXT_PART"):
             heads.add(ins[1])  # their handlers jump
         op = BY_NAME.get(name)
+        if name == "WINDOW":
+            heads.add(i)  # it runs again when the option it started is done
         if name in ("RUN_ABILITY", "EMIT", "END_GAME") or \
                 (op is not None and op.decides and not never_asks(ins, pack)):
             heads.add(i + 1)  # resumed here after a decision, or after the frames it started

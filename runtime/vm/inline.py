@@ -20,7 +20,7 @@ from typing import Any
 from cardsmith.bytecode import Code
 from cardsmith.runtime.state import Card
 
-from .core import RETURNED, div, owner
+from .core import MAX_VALUE, RETURNED, div, owner
 from .trial import short
 
 INT_ATOM = re.compile(r"\((-?\d+)\)")
@@ -30,7 +30,7 @@ BIN_CODE = {"+": "({a} + {b})", "-": "({a} - {b})", "*": "({a} * {b})", "/": "_d
             "and": "bool({a} and {b})", "or": "bool({a} or {b})", "=": "({a} == {b})", "!=": "({a} != {b})",
             "<": "({a} < {b})", "<=": "({a} <= {b})", ">": "({a} > {b})", ">=": "({a} >= {b})"}
 
-# Jumps a region makes itself (NEXT_PLAYER and NEXT_ACTIVATION jump inside their handlers).
+# Jumps a region makes itself (NEXT_PLAYER jumps inside its handler).
 JUMPS = ("JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN", "NEXT_CARD")
 
 
@@ -46,6 +46,15 @@ def jump_dest(code: Code, t: int) -> int:
 
 def _param_value(v: Any) -> int:
     return v if isinstance(v, int) else len(v)
+
+
+def _too_big(vm, f, pc: int, v: int):
+    """Stop a program whose number left the bounds a game keeps (a loop that multiplies a counter by itself would
+    otherwise grow it to millions of digits, and take the machine's memory and time with it)."""
+    f.pc = pc
+    digits = int(abs(v).bit_length() * 0.30103) + 1  # about: str() refuses numbers of over 4,300 digits
+    raise vm.fault(f"a number grew past ±{MAX_VALUE:.0e} (to about {digits:,} digits); no game counts that high "
+                   "(a loop that multiplies or doubles?)")
 
 
 def _sum_pieces(cards: list[Card], found: list[int], name: str) -> int:
@@ -78,7 +87,7 @@ class RegionWriter:
 
     def __init__(self, code: Code, prepared: list[tuple], start: int, end: int, linker) -> None:
         self.code, self.prepared, self.start, self.end, self.linker = code, prepared, start, end, linker
-        self.consts: dict[str, Any] = {"_div": div, "_param": _param_value, "_owner": owner,
+        self.consts: dict[str, Any] = {"_div": div, "_param": _param_value, "_owner": owner, "_too_big": _too_big,
                                        "_sum_pieces": _sum_pieces, "_sum_stats": _sum_stats,
                                        "_sum_modified": _sum_modified, "_RETURNED": RETURNED, "_short": short}
         firsts = {start}  # blocks: the region's start, the targets of its forward jumps, what follows a jump
@@ -161,7 +170,9 @@ class RegionWriter:
 
     def fire(self, k: int, pad: str, verb: str, card: str, name: str) -> None:
         """Start the triggers of an event, after writing back the stack and setting pc."""
-        self.lines += [f"{pad}if st.live_triggers:", f"{pad} f.pc = {k + 1}",
+        # rules-level claims watch whether or not a card in play has triggers
+        test = "True" if self.linker.rule_claims else "st.live_triggers"
+        self.lines += [f"{pad}if {test}:", f"{pad} f.pc = {k + 1}",
                        f"{pad} r = vm.fire(f, {verb}, f.you, {card}, {name})", f"{pad} if r is not None:",
                        f"{pad}  return r"]
 
@@ -231,12 +242,26 @@ def _dup(w: RegionWriter, raw: list, k: int) -> None:
     w.sym.append(w.sym[-1] if w.sym else w.temp("s[-1]"))
 
 
-_FRAME_VALUES = {"IT": "f.it", "THIS": "f.this", "X": "f.x", "NPLAYERS": "st.n"}
+_FRAME_VALUES = {"IT": "f.it", "THIS": "f.this", "X": "f.x", "NPLAYERS": "st.n",
+                 "TOTAL_SCORE": "sum(st.scores[f.you].values())"}
 
 
 @defines(*_FRAME_VALUES)
 def _frame_value(w: RegionWriter, raw: list, k: int) -> None:
     w.push(_FRAME_VALUES[raw[0]])
+
+
+@defines("LOCAL")
+def _local(w: RegionWriter, raw: list, k: int) -> None:
+    w.push(f"f.vars[{w.const(raw[1])}]")
+
+
+@defines("SET_LOCAL")
+def _set_local(w: RegionWriter, raw: list, k: int) -> None:
+    """Bind a local name in the frame (its table is made on the first binding)."""
+    v = w.temp(w.pop())
+    w.lines += [f" if type({v}) is int and not {-MAX_VALUE} <= {v} <= {MAX_VALUE}: _too_big(vm, f, {k + 1}, {v})",
+                " if f.vars is None:", "  f.vars = {}", f" f.vars[{w.const(raw[1])}] = {v}"]
 
 
 @defines("COUNTER")
@@ -355,7 +380,11 @@ def _set(w: RegionWriter, raw: list, k: int) -> None:
         w.lines.append(f" if {v} < {w.const(lo)}: {v} = {w.const(lo)}")
     if hi is not None:
         w.lines.append(f" if {v} > {w.const(hi)}: {v} = {w.const(hi)}")
+    w.lines.append(f" if not {-MAX_VALUE} <= {v} <= {MAX_VALUE}: _too_big(vm, f, {k + 1}, {v})")
     w.lines.append(f" {store}[{w.const(raw[1])}] = {v}")
+    if w.linker.claims_read(raw[1]):  # a claim reads it: check it now
+        w.flush()
+        w.lines += [f" f.pc = {k + 1}", f" r = vm.changed(f, {w.const(raw[1])})", " if r is not None:", "  return r"]
 
 
 @defines("HAS")
@@ -401,6 +430,8 @@ def _gain_lose(w: RegionWriter, raw: list, k: int) -> None:
             hi = w.const(decl["max"])
             lines += [f"if v > {hi}:", f" if vm.trial is not None: _short(vm, f, 'gain', {key}, {seat})",
                       f" v = {hi}"]
+        if decl.get("max") is None or decl["max"] > MAX_VALUE:
+            lines.append(f"if v > {MAX_VALUE}: _too_big(vm, f, {k + 1}, v)")
     else:
         lo = w.const(decl.get("min", 0))
         lines += [f"v = d.get({key}, 0) - {n}", f"if v < {lo}:",
@@ -415,7 +446,8 @@ def _gain_lose(w: RegionWriter, raw: list, k: int) -> None:
 def _score(w: RegionWriter, raw: list, k: int) -> None:
     """Add to the current player's score in the scoring step being counted ('vp' outside scoring)."""
     n = w.pop()
-    w.lines += [f" sc = st.scores[f.you]; step = f.step or 'vp'; sc[step] = sc.get(step, 0) + {n}",
+    w.lines += [f" sc = st.scores[f.you]; step = f.step or 'vp'; v = sc.get(step, 0) + {n}",
+                f" if not {-MAX_VALUE} <= v <= {MAX_VALUE}: _too_big(vm, f, {k + 1}, v)", " sc[step] = v",
                 " if log is not None:", f"  log.append(('score', f.you, step, {n}))"]
 
 

@@ -14,7 +14,8 @@ from cardsmith.bytecode import Code, CompiledPack
 from cardsmith.runtime.geometry import geometry
 from cardsmith.runtime.state import SHARED
 
-from .core import CMP, Frame, Linked, Query, owner
+from .claims import ANY, Claim, _query_reads, flag_events, reads
+from .core import CMP, Frame, Linked, Query, others, owner
 from .fuser import fuse, single_on_first_run
 from .handlers import HANDLERS
 from .inline import INLINE
@@ -31,6 +32,8 @@ class Linker:
     def __init__(self, pack: CompiledPack) -> None:
         self.pack = pack
         self.cache: dict[int, Linked] = {}
+        self.automa_index = {a["id"]: i for i, a in enumerate(pack.automa)}  # seat = players + index
+        self._opponents = tuple(i for i, a in enumerate(pack.automa) if a.get("opponent", True))
         self.def_index = {c.id: i for i, c in enumerate(pack.cards)}
         self.traits: list[dict[str, frozenset[str]]] = [
             {t: frozenset(v) for t, v in c.traits.items()} for c in pack.cards]
@@ -57,6 +60,10 @@ class Linker:
             tuple((frozenset(p["names"]), p["opponents"], p["scope"]) for p in c.prevents) for c in pack.cards]
         self.prevent_names = frozenset(n for ps in self.prevents for names, _, _ in ps for n in names)
         self.prevent_anyone = any(not opp for ps in self.prevents for _, opp, _ in ps)
+        self._link_claims()
+        # 'open window NAME': (label, guard or None, body) of each option
+        self.windows = {w: [(o["label"], self.link(o["guard"]) if o["guard"] else None, self.link(o["code"]))
+                            for o in opts] for w, opts in pack.windows.items()}
         self.on_empty = {z: self.link(c) for z, c in pack.zone_on_empty.items()}
         self.when_full = {p: self.link(c) for p, c in pack.piece_when_full.items()}
         # pieces that reserve their card for the players who placed them (`reserves: true`)
@@ -100,13 +107,43 @@ class Linker:
         return hit
 
     def listens(self, verb: str, name: str | None) -> bool:
-        """Whether any trigger of the pack can start on event `verb` about `name` (see VM.fire)."""
+        """Whether any trigger of the pack can start on event `verb` about `name`, or a claim reads what it
+        changed (see VM.fire)."""
         key = (verb, name)
         hit = self._listening.get(key)
         if hit is None:
             hit = self._listening[key] = any(t.verb == verb and (t.name is None or t.name == name)
-                                             for c in self.pack.cards for t in c.triggers)
+                                             for c in self.pack.cards for t in c.triggers) \
+                or self.claims_read(name if name is not None else verb)
         return hit
+
+    def opponent_automa(self, st) -> list[int]:
+        """The automa seats the players' effects reach as opponents."""
+        return [st.n + i for i in self._opponents]
+
+    def claims_read(self, changed: str) -> bool:
+        """Whether some claim of the pack reads `changed` (a counter, piece, flag or zone)."""
+        names = self.claim_names
+        return bool(names) and (changed in names or ANY in names)
+
+    def _link_claims(self) -> None:
+        pack = self.pack
+
+        def make(c) -> Claim:
+            # what the claim reads for any card; the query's own zones and filters decide which cards it has
+            query_reads = _query_reads(pack, c.query, set()) if c.query else set()
+            claim = Claim(pack, c.cond, self.link(c.cond), self.query(c.query) if c.query else None,
+                          self.link(c.code), c.players,
+                          frozenset(flag_events(pack, reads(pack, c.cond) | query_reads)))
+            claim.query_reads = frozenset(flag_events(pack, query_reads))
+            return claim
+
+        self.rule_claims = [make(c) for c in pack.claims]
+        self.card_claims = [[make(c) for c in card.claims] for card in pack.cards]
+        self.claim_names = frozenset(n for cl in (*self.rule_claims, *(c for cs in self.card_claims for c in cs))
+                                     for n in cl.reads)
+        # the cards whose being in play matters to events: with triggers, or with claims of their own
+        self.live_cards = [bool(t) or bool(c) for t, c in zip(self.triggers, self.card_claims, strict=True)]
 
     def link(self, code: Code) -> Linked:
         key = id(code)
@@ -146,7 +183,7 @@ class Linker:
         elif name in ("CAN_REMOVE", "CAN_MARK"):
             i = 1 if name == "CAN_REMOVE" else 2
             t = args[i]
-            args[i] = t if ("it" in t or "this" in t) else self.query(t)
+            args[i] = t if ("it" in t or "this" in t or "local" in t) else self.query(t)
         elif name in ("DISTINCT", "OCCURRENCES"):
             args[0] = self.query(args[0])
         elif name == "CAN_PERFORM":
@@ -163,7 +200,8 @@ class Linker:
             base = pred
 
             def pred(vm, f, c, base=base, where=where):
-                return (base is None or base(vm, f, c)) and bool(vm.eval_sync(where, f.you, c.id, f.this))
+                return (base is None or base(vm, f, c)) and bool(vm.eval_sync(where, f.you, c.id, f.this,
+                                                                               vars=f.vars))
 
         query = Query([(z, o) for z, o in q["zones"]], pred, reverse=bool(q.get("reverse")))
         query.run = self._query_code(query.zones, q["filters"], where, query.reverse)
@@ -172,17 +210,28 @@ class Linker:
     def _query_code(self, zones: list[tuple[str, str]], filters: list, where: Linked | None, reverse: bool):
         """`VM.query` of one query as a generated function: the zones unrolled, the filters written inline."""
         ns: dict[str, Any] = {"traits": self.traits, "defs": self.pack.cards, "owner": owner, "W": where,
-                              "Frame": Frame, "_where": run_where}
+                              "Frame": Frame, "_where": run_where, "others": others}
         tests = [self._filter_code(flt, ns) for flt in filters]
         lines = ["def run(vm, f):", " st = vm.state", " cards = st.cards", " zones = st.zones", " out = []"]
         if where is not None and where.pure:  # one frame for the whole query, as eval_sync would make per card
-            lines.append(" w = Frame(W, f.you, None, f.this)")
+            lines.append(" w = Frame(W, f.you, None, f.this, vars=f.vars)")
             tests.append("_where(vm, w, cid)")
         elif where is not None:
-            tests.append("bool(vm.eval_sync(W, f.you, cid, f.this))")
+            tests.append("bool(vm.eval_sync(W, f.you, cid, f.this, vars=f.vars))")
         for i, (zname, mode) in enumerate(zones):
             ns[f"z{i}"] = zname
-            if mode in ("others", "all"):
+            if zname is None:  # the zone a card is in ('the zone of it'), found now
+                card = "f.it" if mode == "it" else "f.this" if mode == "this" else f"f.vars[{mode[6:]!r}]"
+                lines.append(f" zc = {card}")
+                lines.append(" if zc is not None:")
+                lines.append("  zc = cards[zc]")
+                lines.append("  for cid in zones[(zc.zone, zc.seat)]:")
+                pad = "   "
+            elif mode in ("others", "all") and self.automa_index:  # automa seats are opponents too
+                lines.append(f" for seat in others(vm, f.you, {mode == 'all'}):")
+                lines.append(f"  for cid in zones[(z{i}, seat)]:")
+                pad = "   "
+            elif mode in ("others", "all"):
                 lines.append(" n = st.n")
                 lines.append(f" for i in range({0 if mode == 'all' else 1}, n):")
                 lines.append(f"  for cid in zones[(z{i}, (f.you + i) % n)]:")
@@ -238,6 +287,8 @@ class Linker:
             return f"(not {self._filter_code(flt[1], ns)})"
         if kind == "not-this":
             return "(c.id != f.this)"
+        if kind == "not-card":
+            return "(c.id != f.it)" if flt[1] == "it" else f"(c.id != f.vars[{const(flt[1][6:])}])"
         return f"{const(self._filter(flt))}(vm, f, c)"
 
     def _filter(self, flt: list):
@@ -270,17 +321,24 @@ class Linker:
                 not runs.isdisjoint(abilities[c.defn].conditions)
         if kind == "not-this":
             return lambda vm, f, c: c.id != f.this
+        if kind == "not-card":
+            if flt[1] == "it":
+                return lambda vm, f, c: c.id != f.it
+            local = flt[1][6:]
+            return lambda vm, f, c: c.id != f.vars[local]
         if kind == "stat" and flt[1] in self.pack.pieces:
             piece, op, value = flt[1], CMP[flt[2]], flt[3]
             if isinstance(value, dict):
                 code = self.link(Code.from_json(value))
-                return lambda vm, f, c: op(c.pieces.get(piece, 0), vm.eval_sync(code, f.you, f.it, f.this))
+                return lambda vm, f, c: op(c.pieces.get(piece, 0), vm.eval_sync(code, f.you, f.it, f.this,
+                                                                               vars=f.vars))
             return lambda vm, f, c: op(c.pieces.get(piece, 0), value)
         if kind == "stat":
             stat, op, value = flt[1], CMP[flt[2]], flt[3]
             if isinstance(value, dict):
                 code = self.link(Code.from_json(value))
-                return lambda vm, f, c: op(vm.stat(c, stat, f.you), vm.eval_sync(code, f.you, f.it, f.this))
+                return lambda vm, f, c: op(vm.stat(c, stat, f.you), vm.eval_sync(code, f.you, f.it, f.this,
+                                                                                 vars=f.vars))
             return lambda vm, f, c: op(vm.stat(c, stat, f.you), value)
         raise ValueError(f"unknown filter {flt!r}")
 

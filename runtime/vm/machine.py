@@ -17,7 +17,9 @@ from typing import Any
 
 from cardsmith.bytecode import CardDef, Code, CompiledPack, Span
 from cardsmith.runtime.state import SHARED, Card, GameState
+from cardsmith.runtime.visibility import visibility_for
 
+from .claims import due
 from .core import (
     CHANGED,
     MAX_FRAMES,
@@ -31,6 +33,7 @@ from .core import (
     Linked,
     Query,
     RuntimeFault,
+    others,
     owner,
 )
 from .linker import Linker, linker_for
@@ -51,6 +54,9 @@ class VM:
         self.budget = STEP_BUDGET
         self.total_steps = 0
         self.trial = None  # a Trial (trial.py) while this VM tries a program on a copy of the game
+        vis = visibility_for(pack)
+        self.vis = vis if vis.hides else None  # what each seat has seen, kept where some zone hides cards
+        self.traced: int | None = None  # the card 'move all' takes next (visibility.py)
 
     # --- frames and running
     def push(self, code: Code | Linked, you: int, it: int | None = None, this: int | None = None,
@@ -140,15 +146,18 @@ class VM:
         if memo is not None:
             f.memo = (f.pc, memo)
         f.pc -= 1  # run this instruction again, with the answer
-        self.pending = Decision(f.you, kind, prompt, options,
+        # A choice that comes up for an automa seat is made by the active player (it decides nothing itself).
+        seat = f.you if f.you < self.state.n else self.state.active
+        self.pending = Decision(seat, kind, prompt, options,
                                 labels if labels is not None else lambda: [str(o) for o in options])
         return None
 
     def eval_sync(self, lc: Linked, you: int, it: int | None = None, this: int | None = None,
-                  step: str | None = None) -> Any:
-        """Evaluate a small program to a value on the spot (conditions, cost checks)."""
+                  step: str | None = None, vars: dict | None = None) -> Any:
+        """Evaluate a small program to a value on the spot (conditions, cost checks); `vars` are the local
+        names of the program it belongs to (a query's 'where' sees them)."""
         if lc.pure:  # nothing in it decides, starts a program or ends one: run it on its own frame
-            frame = Frame(lc, you, it, this, step)
+            frame = Frame(lc, you, it, this, step, vars=vars)
             ops, end = lc.ops, len(lc.code.ops)
             self.sync += 1
             try:
@@ -161,7 +170,7 @@ class VM:
                 self.sync -= 1
             return frame.stack[-1] if frame.stack else None
         saved_frames, saved_answer = self.frames, self.answer
-        self.frames = [Frame(lc, you, it, this, step)]
+        self.frames = [Frame(lc, you, it, this, step, vars=vars)]
         self.answer = None
         self.sync += 1
         result = None
@@ -199,10 +208,18 @@ class VM:
                         value += amount
         return value
 
+    def seat_label(self, seat: int) -> str:
+        """A seat as a person reads it: 'player 2', or an automa seat's name."""
+        if seat < self.state.n:
+            return f"player {seat + 1}"
+        a = self.pack.automa[seat - self.state.n]
+        return a.get("name") or a["id"]
+
     def label(self, cid: int) -> str:
         c = self.state.cards[cid]
         d = self.pack.cards[c.defn]
-        where = f" at {self.linker.geo[c.zone].label(c.pos)}" if c.pos >= 0 else ""
+        where = f" at {self.linker.geo[c.zone].label_in(self.state.zones[(c.zone, c.seat)], c.pos)}" \
+            if c.pos >= 0 else ""
         return f"{d.name} ({d.id}){where}"
 
     # --- zones
@@ -218,8 +235,7 @@ class VM:
         pred = q.pred
         for zname, mode in q.zones:
             if mode in ("others", "all"):
-                n = self.state.n
-                seats = [(f.you + i) % n for i in range(0 if mode == "all" else 1, n)]
+                seats = others(self, f.you, mode == "all")
             else:
                 seats = (owner(self, mode, f),)
             for seat in seats:
@@ -234,6 +250,9 @@ class VM:
              face: str | None = None) -> None:
         st = self.state
         card = st.writable(cid)
+        if self.vis is not None:
+            self.vis.moved(st, card, zname, seat, end, pos, face, self.traced == cid)
+            self.traced = None
         old = st.zones[(card.zone, card.seat)]
         if card.pos >= 0:
             old[card.pos] = None
@@ -258,7 +277,7 @@ class VM:
 
     def _relive(self, card: Card, live: bool) -> None:
         st = self.state
-        for lst, table in ((st.live_triggers, self.linker.triggers), (st.live_modifiers, self.linker.modifiers)):
+        for lst, table in ((st.live_triggers, self.linker.live_cards), (st.live_modifiers, self.linker.modifiers)):
             if table[card.defn]:
                 if live and card.id not in lst:
                     lst.append(card.id)
@@ -313,8 +332,9 @@ class VM:
                 if pred is not None and (card is None or card == tid or not pred(self, f, st.cards[card])):
                     continue  # a card's triggers about cards never fire for the card itself
                 started.append((lc, tcard.seat, card, tid))
+        claims = due(self, f, name if name is not None else verb) if lk.claim_names else ()
         if not started:
-            return None
+            return self._claim(f, claims) if claims else None
         if f.depth + 1 > MAX_TRIGGER_DEPTH:
             names = ", ".join(sorted({self.pack.cards[st.cards[t].defn].id for _, _, _, t in started}))
             raise self.fault(f"triggers set each other off more than {MAX_TRIGGER_DEPTH} times deep "
@@ -323,4 +343,24 @@ class VM:
             self.push(lc, holder, card_id, tid, f.step, f.depth + 1)
         if self.log is not None:
             self.log.append(("trigger", verb, [self.pack.cards[st.cards[t].defn].id for _, _, _, t in started]))
+        if claims:
+            self._claim(f, claims)  # above the triggers: a claim runs the moment its condition holds
+        return CHANGED
+
+    def changed(self, f: Frame, *names: str) -> Any:
+        """After a change that starts no trigger (a card moved out of one zone into another, a counter set):
+        run the claims that read one of `names` and now hold."""
+        claims = [c for name in names if self.linker.claims_read(name) for c in due(self, f, name)]
+        return self._claim(f, claims) if claims else None
+
+    def _claim(self, f: Frame, claims) -> Any:
+        """Push the bodies of claims that just came true, the first to run on top."""
+        if f.depth + 1 > MAX_TRIGGER_DEPTH:
+            raise self.fault(f"claims and triggers set each other off more than {MAX_TRIGGER_DEPTH} times deep "
+                             f"(the loop runs through {self.trigger_loop()})")
+        for body, seat, card, holder in reversed(claims):
+            self.push(body, seat, card, holder, f.step, f.depth + 1)
+        if self.log is not None:
+            self.log.extend(("claim", seat, body.name, self.pack.cards[self.state.cards[card].defn].id
+                             if card is not None else None) for body, seat, card, _ in claims)
         return CHANGED

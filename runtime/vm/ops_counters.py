@@ -13,7 +13,7 @@ from cardsmith.runtime.state import Card
 if TYPE_CHECKING:
     from .machine import VM
 
-from .core import CHANGED, Query
+from .core import CHANGED, MAX_VALUE, Query
 from .trial import short
 
 
@@ -43,6 +43,8 @@ def op_ADD_PIECES(vm, f, ins):
         n = room
     if n <= 0:
         return None
+    if card.pieces.get(piece, 0) + n > MAX_VALUE:
+        raise vm.fault(f"more than {MAX_VALUE:.0e} {piece} on one card; no game counts that high")
     card.pieces[piece] = card.pieces.get(piece, 0) + n
     if owned:
         key = f"{piece}@{f.you}"
@@ -53,7 +55,7 @@ def op_ADD_PIECES(vm, f, ins):
     if room is not None and n == room and piece in vm.linker.when_full:
         vm.push(vm.linker.when_full[piece], f.you, cid, cid, f.step, f.depth)
         result = CHANGED
-    if vm.state.live_triggers:
+    if vm.state.live_triggers or vm.linker.rule_claims:
         result = vm.fire(f, "place", f.you, cid, piece) or result
     return result
 
@@ -78,7 +80,7 @@ def op_TAKE_PIECES(vm, f, ins):
         card.pieces[key] = max(card.pieces.get(key, 0) - n, 0)
     if vm.log is not None:
         vm.log.append(("remove", f.you, piece, n, vm.pack.cards[card.defn].id))
-    if vm.state.live_triggers:
+    if vm.state.live_triggers or vm.linker.rule_claims:
         return vm.fire(f, "remove", f.you, cid, piece)
     return None
 
@@ -91,7 +93,7 @@ def op_CAN_REMOVE(vm, f, ins):
         have = sum(cards[c].pieces.get(piece, 0) for c in vm.query(target, f)
                    if not (guard and vm.prevented(f, piece, cards[c].seat, cards[c])))
     else:
-        cid = f.it if "it" in target else f.this
+        cid = f.it if "it" in target else f.vars[target["local"]] if "local" in target else f.this
         have = cards[cid].pieces.get(piece, 0) if cid is not None else 0
         if have and guard and vm.prevented(f, piece, cards[cid].seat, cards[cid]):
             have = 0
@@ -104,7 +106,7 @@ def op_CAN_MARK(vm, f, ins):
     if isinstance(target, Query):
         candidates = vm.query(target, f)
     else:
-        cid = f.it if "it" in target else f.this
+        cid = f.it if "it" in target else f.vars[target["local"]] if "local" in target else f.this
         candidates = [cid] if cid is not None else []
     f.stack.append(any((flag in cards[c].flags) != on for c in candidates))
 
@@ -125,3 +127,4 @@ def op_FLIP(vm, f, ins):
         vm._relive(card, True)
     if vm.log is not None:
         vm.log.append(("flip", card.id, vm.pack.cards[back].id))
+    return vm.changed(f, card.zone) if vm.linker.claim_names else None

@@ -11,13 +11,38 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .machine import VM
 
-from .core import SUSPEND, owner
+from .core import CHANGED, MAX_OPTIONS, SUSPEND, owner
 from .ops_counters import room_for
 from .trial import TrialFailed, answers_that_work, body_needs, orders, region_risky, short
 
 
+def op_WINDOW(vm, f, ins):
+    """The window's options that can happen now, and 'pass'; the option chosen runs, and the window is
+    offered again when it is done (the instruction runs again), until the player passes."""
+    options = vm.linker.windows[ins[1]]
+    offered = [i for i, (_, guard, _) in enumerate(options)
+               if guard is None or vm.eval_sync(guard, f.you, f.it, f.this, vars=f.vars)]
+    if not offered:
+        return None
+    choices = [*offered, None]
+    a = vm.decide(f, "option", f"at any time ({ins[1]})", choices,
+                  lambda: [options[i][0] if i is not None else "pass" for i in choices])
+    if a is None:
+        return SUSPEND
+    if choices[a] is None:
+        return None
+    label, _, body = options[choices[a]]
+    if vm.log is not None:
+        vm.log.append(("choose", f.you, label))
+    f.pc -= 1  # back here when the option is done: the window stays open until the player passes
+    vm.push(body, f.you, f.it, f.this, f.step, f.depth)
+    return CHANGED
+
+
 def op_CHOOSE_X(vm, f, ins):
     lo, hi = f.stack[-2], f.stack[-1]
+    if hi - lo >= MAX_OPTIONS:  # a list of them all would be built, labelled, saved
+        raise vm.fault(f"choose X from {lo:,} to {hi:,} would offer more than {MAX_OPTIONS:,} numbers")
     options = list(range(lo, max(lo, hi) + 1))
     a = vm.decide(f, "number", "choose X", options)
     if a is None:
@@ -78,6 +103,8 @@ def op_UPTO(vm, f, ins):
     if n <= 0:
         f.stack[-1] = 0
         return None
+    if n >= MAX_OPTIONS:
+        raise vm.fault(f"'up to {n:,}' would offer more than {MAX_OPTIONS:,} numbers")
     options = list(range(n + 1))
     a = vm.decide(f, "number", ins[1], options, default=n)
     if a is None:

@@ -30,12 +30,12 @@ def op_FOR_PLAYERS(vm, f, ins):
     kind, start = ins[1], ins[2]
     st = vm.state
     n = st.n
-    if kind == "chosen":
-        seats = vm.recall(f) or _legal_players(vm, f, n)
+    if kind == "chosen":  # any player, and the automa seats that are opponents (they can be targeted)
+        seats = vm.recall(f) or _legal_players(vm, f, [*range(n), *vm.linker.opponent_automa(st)])
         if not seats:  # nobody for whom what follows can be done: nobody is chosen
             f.stack.append([[], 0, f.you, st.active, False])
             return None
-        a = vm.decide(f, "player", "choose a player", seats, lambda: [f"player {s + 1}" for s in seats], memo=seats)
+        a = vm.decide(f, "player", "choose a player", seats, lambda: [vm.seat_label(s) for s in seats], memo=seats)
         if a is None:
             return SUSPEND
         seats = [seats[a]]
@@ -44,26 +44,27 @@ def op_FOR_PLAYERS(vm, f, ins):
     else:
         first = owner(vm, start, f) if start else (st.first if kind == "turns" else f.you)
         seats = [(first + i) % n for i in range(n)]
-        if kind == "each_other":
+        if kind in ("each_other", "opponents"):
             if start is None:
-                seats = [(f.you + i) % n for i in range(1, n)]
+                seats = [(f.you + i) % n for i in range(1, n)] if f.you < n else list(range(n))
             else:
                 seats = [s for s in seats if s != f.you]
+        if kind == "opponents":  # the automa seats are opponents too (unless declared otherwise)
+            seats += [s for s in vm.linker.opponent_automa(st) if s != f.you]
     f.stack.append([seats, 0, f.you, st.active, kind == "turns"])
 
 
-def _legal_players(vm: VM, f: Frame, n: int) -> list[int]:
-    """The players a 'choose a player' may name: those for whom every effect it governs can be done in full
-    (legal targets), found by trials when such an effect may fall short. In a trial every player is an answer
+def _legal_players(vm: VM, f: Frame, seats: list[int]) -> list[int]:
+    """The seats a 'choose a player' may name: those for whom every effect it governs can be done in full
+    (legal targets), found by trials when such an effect may fall short. In a trial every seat is an answer
     to explore."""
-    seats = list(range(n))
     if vm.trial is not None:
         return seats
     code = f.lc.code
     nxt = code.ops[f.pc]  # NEXT_PLAYER: its target is the end of the scope
     if not region_risky(vm.linker, code, f.pc + 1, nxt[1]):
         return seats
-    good = answers_that_work(vm, f, n, nxt[1])
+    good = answers_that_work(vm, f, len(seats), nxt[1])
     return [seats[i] for i in good]
 
 
@@ -100,7 +101,7 @@ def op_EMIT(vm, f, ins):
     if vm.log is not None:
         about = vm.pack.cards[vm.state.cards[f.it].defn].id if f.it is not None else None
         vm.log.append(("emit", ins[1], ins[2], f.you, about))
-    if vm.state.live_triggers:
+    if vm.state.live_triggers or vm.linker.rule_claims:
         return vm.fire(f, ins[1], f.you, f.it, ins[2])
     return None
 
@@ -123,59 +124,12 @@ def op_END_GAME(vm, f, ins):
     return CHANGED
 
 
-def _activation_order(vm: VM, f: Frame, timing: str) -> tuple[list[int], list[int]]:
-    act = vm.pack.activation
-    linker = vm.linker
-    runs = linker.run_timings.get(timing, [timing])
-    cards = vm.state.cards
-
-    def has(cid: int) -> bool:
-        ab = linker.abilities[cards[cid].defn]
-        return any(t in ab for t in runs)
-
-    block = [c for z in act.get("block", []) for c in vm.zone_cards(z, f.you) if has(c)]
-    main_zone = act.get("main")
-    if main_zone:
-        main = [c for c in vm.zone_cards(main_zone, f.you) if has(c)]
-        if act.get("direction") == "reverse":
-            main.reverse()
-    else:
-        main = [c for z in vm.pack.zones if z in linker.in_play and z not in act.get("block", [])
-                for c in vm.zone_cards(z, f.you) if has(c)]
-    return block, main
+def op_BEGIN_ACTIVATION(vm, f, ins):
+    vm.state.activated[f.you] = set()  # 'once per card' holds until END_ACTIVATION
 
 
-def op_ACTIVATION(vm, f, ins):
-    timing = ins[1]
-    block, main = _activation_order(vm, f, timing)
-    position = vm.pack.activation.get("block-position", "before")
-    if block and main and position == "before-or-after":
-        act = vm.pack.activation
-        block_name = " and ".join(act.get("block", []))
-        main_name = act.get("main", "the rest")
-        a = vm.decide(f, "option", f"{timing}: {block_name} before or after {main_name}",
-                      ["before", "after"], [f"{block_name} first", f"{main_name} first"])
-        if a is None:
-            return SUSPEND
-        order = block + main if a == 0 else main + block
-    elif position == "after":
-        order = main + block
-    else:
-        order = block + main
-    vm.state.activated[f.you] = set()
-    f.stack.append([order, 0])
-    return None
-
-
-def op_NEXT_ACTIVATION(vm, f, ins):
-    it = f.stack[-1]
-    if it[1] < len(it[0]):
-        f.it = it[0][it[1]]
-        it[1] += 1
-    else:
-        f.stack.pop()
-        vm.state.activated[f.you] = None  # the activation is over: 'once per card' no longer applies
-        f.pc = ins[1]
+def op_END_ACTIVATION(vm, f, ins):
+    vm.state.activated[f.you] = None
 
 
 def op_RUN_ABILITY(vm, f, ins):

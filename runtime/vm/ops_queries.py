@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .machine import VM
 
-from .core import Frame, Query, owner
+from .core import MAX_SEARCH, Frame, Query, owner
 
 
 def op_MATCH(vm, f, ins):
@@ -88,37 +88,118 @@ def op_PATH(vm, f, ins):
         f.stack[-1] = 0
         return
     cells = {cards[m].pos for m in members}
-    start = cards[cid].pos
-    best = 0
-    # The longest simple path through `start`: the best pair of disjoint arms from it.
-    arms: list[tuple[int, frozenset[int]]] = []
+    try:
+        f.stack[-1] = longest_path(cards[cid].pos, cells, ortho.neighbours, MAX_SEARCH)
+    except SearchTooLong:
+        raise vm.fault(f"path() over zone '{zname}' needs more than {MAX_SEARCH:,} steps of search (a board too "
+                       "large or too tangled for it)") from None
 
-    def arms_from(pos: int, seen: list[int]) -> None:
-        arms.append((len(seen), frozenset(seen)))
-        for nb in ortho.neighbours[pos]:
-            if nb in cells and nb not in seen and nb != start:
-                seen.append(nb)
-                arms_from(nb, seen)
-                seen.pop()
 
-    arms_from(start, [])
-    arms.sort(key=lambda a: -a[0])
-    for i, (la, sa) in enumerate(arms):
-        if la * 2 + 1 <= best:
+class SearchTooLong(Exception):
+    """A search went past its budget of work."""
+
+
+def longest_path(start: int, cells: set[int], neighbours, budget: int) -> int:
+    """The number of cells on the longest simple path through `start` (two disjoint arms from it).
+
+    Depth-first, without recursion, cells as bits of one mask; a branch stops when even every cell it could
+    still reach would not beat the best path found, and the search ends when a path takes every cell it could.
+    Each step, and each cell counted for a bound, is work: past `budget` it raises SearchTooLong."""
+    nbs = {c: [n for n in neighbours[c] if n in cells] for c in cells}
+    work = 0
+
+    def reach(frm: int, blocked: int) -> int:
+        """How many cells `frm` reaches without crossing `blocked` (a mask), `frm` not counted."""
+        nonlocal work
+        seen = blocked | (1 << frm)
+        todo = [frm]
+        n = 0
+        while todo:
+            for x in nbs[todo.pop()]:
+                b = 1 << x
+                if not seen & b:
+                    seen |= b
+                    n += 1
+                    todo.append(x)
+        work += n + 1
+        if work > budget:
+            raise SearchTooLong
+        return n
+
+    def free(cell: int, mask: int) -> int:
+        return sum(1 for x in nbs[cell] if not mask & (1 << x))
+
+    def longest_arm(frm: int, blocked: int, need: int) -> tuple[int, int]:
+        """The longest arm from `frm` avoiding `blocked`: its length and cells; stops at one of length `need`."""
+        nonlocal work
+        best, best_mask = 0, 0
+        stack = [(blocked | (1 << frm), 0, iter(nbs[frm]))]
+        while stack:
+            mask, length, it = stack[-1]
+            for nb in it:
+                bit = 1 << nb
+                if mask & bit:
+                    continue
+                m = mask | bit
+                work += 1
+                if length + 1 > best:
+                    best, best_mask = length + 1, m & ~blocked
+                    if best >= need:
+                        return best, best_mask
+                if free(nb, m) > 1 and length + 1 + reach(nb, m) <= best:  # a corridor has no choice to prune
+                    continue
+                stack.append((m, length + 1, iter(nbs[nb])))
+                break
+            else:
+                stack.pop()
+            if work > budget:
+                raise SearchTooLong
+        return best, best_mask
+
+    start_bit = 1 << start
+    total = 1 + reach(start, 0)
+    b, b_mask = longest_arm(start, 0, total - 1)  # one arm alone
+    best = 1 + b
+    # arm A from start, then the longest arm B from start avoiding A: the parent's B again when A's new cell is
+    # not on it (the region only shrank where B was not)
+    stack = [(start_bit, 0, iter(nbs[start]), b, b_mask)]
+    while stack and best < total:
+        mask, length, it, pb, pb_mask = stack[-1]
+        for nb in it:
+            bit = 1 << nb
+            if mask & bit:
+                continue
+            m = mask | bit
+            work += 1
+            # bound: A may still grow by what its end reaches, B by what start reaches
+            if free(nb, m) > 1 and length + 2 + reach(nb, m) + reach(start, m) <= best:
+                continue
+            if length == 0 or pb_mask & bit:
+                b, b_mask = longest_arm(start, m & ~start_bit, total - length - 2)
+            else:
+                b, b_mask = pb, pb_mask
+            best = max(best, length + 2 + b)
+            stack.append((m, length + 1, iter(nbs[nb]), b, b_mask))
             break
-        for lb, sb in arms[i:]:
-            if la + lb + 1 <= best:
-                break
-            if sa.isdisjoint(sb):
-                best = max(best, la + lb + 1)
-                break
-    f.stack[-1] = best
+        else:
+            stack.pop()
+        if work > budget:
+            raise SearchTooLong
+    return best
 
 
 def op_LINES(vm, f, ins):
     zname, seat, geo, members = _board(vm, ins[1], f)
     grid = vm.state.zones[(zname, seat)]
     full = 0
+    if geo.limit is not None:  # a growing grid: a complete line holds as many cards as the span may be wide (high)
+        length = geo.limit[0] if ins[2] == "rows" else geo.limit[1]
+        for line in geo.rows if ins[2] == "rows" else geo.columns:
+            cards = [grid[c] for c in line if grid[c] is not None]
+            if len(cards) == length and all(c in members for c in cards):
+                full += 1
+        f.stack.append(full)
+        return
     for line in geo.rows if ins[2] == "rows" else geo.columns:
         for c in line:
             if grid[c] is None or grid[c] not in members:

@@ -60,6 +60,8 @@ def op_TAKE(vm, f, ins):
         f.it = options[a]
     else:
         f.it = found[0]
+        if src[4] and src[3] is None and vm.vis is not None:
+            vm.traced = f.it  # 'move all': every card goes, so a seat that knew them knows where they went
     f.refill = -1
     f.stack.append(True)
     return None
@@ -77,9 +79,11 @@ def _legal_cells(vm: VM, zname: str, seat: int) -> list[int]:
     z = vm.pack.zones[zname]
     grid = vm.state.zones[(zname, seat)]
     free = [i for i, c in enumerate(grid) if c is None]
+    geo = vm.linker.geo[zname]
     if z.get("placement", "anywhere") == "adjacent" and len(free) < len(grid):
-        geo = vm.linker.geo[zname]
         free = [i for i in free if any(grid[nb] is not None for nb in geo.neighbours[i])]
+    if geo.limit is not None:  # a growing grid: the span of its cards stays within the limit
+        free = [i for i in free if geo.fits(grid, i)]
     return free
 
 
@@ -98,17 +102,26 @@ def op_PUT(vm, f, ins):
                 short(vm, f, "move", zname, seat)
             return None  # no legal place: the card stays where it is
         a = vm.decide(f, "cell", f"where to put {vm.pack.cards[vm.state.cards[cid].defn].name}", cells,
-                      lambda: [geo.label(c) for c in cells], memo=cells)
+                      lambda: [geo.label_in(vm.state.zones[(zname, seat)], c) for c in cells], memo=cells)
         if a is None:
             return SUSPEND
+        old = vm.state.cards[cid].zone
         vm.move(cid, zname, seat, pos=cells[a], face=face)
-        return None
+        return _moved(vm, f, old, zname)
     if z["kind"] == "slot" and vm.zone_cards(zname, seat):
         if vm.trial is not None:
             short(vm, f, "move", zname, seat)
         return None  # a slot holds one card
+    old = vm.state.cards[cid].zone
     vm.move(cid, zname, seat, end=end, face=face)
-    return None
+    return _moved(vm, f, old, zname)
+
+
+def _moved(vm: VM, f: Frame, old: str, new: str):
+    """Claims that read either zone are checked after a move (nothing else listens to moves)."""
+    if not vm.linker.claim_names:
+        return None
+    return vm.changed(f, new, old)
 
 
 def op_PUT_CELL(vm, f, ins):
@@ -120,11 +133,14 @@ def op_PUT_CELL(vm, f, ins):
         return None
     seat = owner(vm, mode, f)
     geo = vm.linker.geo[zname]
-    cell = geo.cell(row, col) if geo is not None else None  # the checker allows boards only
+    # the checker allows boards only; a growing grid counts from the top-left corner of its cards' span
+    cell = geo.absolute(vm.state.zones[(zname, seat)], row, col) if geo is not None else None
     # A cell that does not exist, is taken or breaks the board's placement rule: the card stays where it is.
     if cell is not None and cell in _legal_cells(vm, zname, seat):
+        old = vm.state.cards[cid].zone
         vm.move(cid, zname, seat, pos=cell, face=face)
-    elif vm.trial is not None:
+        return _moved(vm, f, old, zname)
+    if vm.trial is not None:
         short(vm, f, "move", zname, seat)
     return None
 
@@ -158,6 +174,8 @@ def op_REVEAL(vm, f, ins):
         f.it = None
     else:
         f.it = zone[idx] if end == "bottom" else zone[-1 - idx]
+        if vm.vis is not None:
+            vm.vis.reveal(vm.state, f.it)
 
 
 def op_PLACE_OF(vm, f, ins):
@@ -178,5 +196,5 @@ def op_PLACE_OF(vm, f, ins):
     if geo is None or card.pos < 0:
         f.stack[-1] = 0
         return
-    r, c = geo.row_col(card.pos)
+    r, c = geo.relative(vm.state.zones[(card.zone, card.seat)], card.pos)
     f.stack[-1] = r if ins[1] == "row" else c

@@ -125,10 +125,12 @@ def _search(make) -> bool:
     return False
 
 
-def performable(vm: VM, f: Frame, lc, it: int | None, this: int | None) -> bool:
-    """Whether program `lc` (run for f's player, with `it` and `this`) can be performed in full now."""
+def performable(vm: VM, f: Frame, lc, it: int | None, this: int | None, vars: dict | None = None) -> bool:
+    """Whether program `lc` (run for f's player, with `it`, `this` and the local names `vars`) can be performed
+    in full now."""
     def make() -> VM:
-        return _fork(vm, [Frame(lc, f.you, it, this, f.step, f.depth)], Trial(f.you, f.depth))
+        frame = Frame(lc, f.you, it, this, f.step, f.depth, vars=dict(vars) if vars is not None else None)
+        return _fork(vm, [frame], Trial(f.you, f.depth))
     return _search(make)
 
 
@@ -220,7 +222,7 @@ def body_needs(lk, code, start: int, end: int) -> bool:
 
 def _needs(lk, ops: list) -> bool:
     for ins in ops:
-        if ins[0] in ("RUN_ABILITY", "ACTIVATION"):
+        if ins[0] in ("RUN_ABILITY", "ACTIVATION", "WINDOW"):
             return True
         effect = _effect(lk, ins)
         if effect is not None and _never_excepted(lk, effect):
@@ -259,7 +261,7 @@ def _scan(lk, code, start: int, end: int) -> tuple[int, tuple[str, ...]]:
                 level = max(level, COPIES)
             else:
                 level = RISKY
-        elif name == "ACTIVATION":
+        elif name in ("ACTIVATION", "WINDOW"):  # programs the player or the activation order picks
             level = RISKY
         elif name == "CHOOSE_CARD" and not ins[2] and k + 1 < len(ops) and ops[k + 1][0] == "JUMP_IF_NOT":
             if body_needs(lk, code, k + 2, ops[k + 1][1]):
@@ -298,9 +300,9 @@ def guards(lk, code) -> list:
     return out
 
 
-def guarded(vm: VM, f: Frame, lc, it: int | None, this: int | None) -> bool:
+def guarded(vm: VM, f: Frame, lc, it: int | None, this: int | None, vars: dict | None = None) -> bool:
     """Whether the program's guards (see `guards`) hold now."""
-    return all(vm.eval_sync(g, f.you, it, this, f.step) for g in guards(vm.linker, lc.code))
+    return all(vm.eval_sync(g, f.you, it, this, f.step, vars=vars) for g in guards(vm.linker, lc.code))
 
 
 def ability_risky(vm: VM, defn: int, timing: str) -> bool:
