@@ -19,8 +19,8 @@ sys.path.insert(0, str(HERE / "_ext"))
 
 from cardsmith import __version__  # noqa: E402
 from cardsmith.bytecode.opcodes import BYTECODE_VERSION  # noqa: E402
-from cardsmith.compiler import check, expand, packs, vocab, yamlsrc  # noqa: E402
-from cardsmith.runtime import game, vm  # noqa: E402
+from cardsmith.compiler import cache, check, expand, packs, vocab, yamlsrc  # noqa: E402
+from cardsmith.runtime import game, params, replay, save, vm  # noqa: E402
 from cardsmith.runtime.vm import ops_payments, trial  # noqa: E402
 
 project = "cardsmith"
@@ -63,6 +63,18 @@ _numbers = {
     "max-nodes": f"{yamlsrc.MAX_NODES:,}",
     "max-depth": yamlsrc.MAX_DEPTH,
     "max-decisions": f"{game.DEFAULT_MAX_DECISIONS:,}",
+    # the limits of hostile input (docs/reliability.rst)
+    "max-value": f"{vm.MAX_VALUE:,}",
+    "max-options": f"{vm.MAX_OPTIONS:,}",
+    "max-search": f"{vm.MAX_SEARCH:,}",
+    "max-expanded-size": f"{expand.MAX_EXPANDED_SIZE:,}",
+    "max-folder-depth": packs.MAX_FOLDER_DEPTH,
+    "max-search-depth": packs.MAX_SEARCH_DEPTH,
+    "max-save-bytes": f"{save.MAX_SAVE_BYTES:,}",
+    "max-log-bytes": f"{replay.MAX_LOG_BYTES:,}",
+    "max-entry-bytes": f"{cache.MAX_ENTRY_BYTES:,}",
+    "max-save-decisions": f"{save.MAX_DECISIONS:,}",
+    "max-param-items": f"{params.MAX_ITEMS:,}",
     "max-payment-states": f"{ops_payments.MAX_STATES:,}",
     "max-trial-runs": trial.MAX_BRANCHES,
     "max-order-parts": check.MAX_ORDER_PARTS,

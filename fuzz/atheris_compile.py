@@ -7,6 +7,9 @@ The first byte of an input picks the target, the rest is the text:
     1  an effect-language program: parse_program, then a card ability of the VM test pack
     2  rules.yaml of the minimal pack (vocabulary, macros, flow programs)
     3  a card file compiled against Earth (real vocabulary and macros)
+    4-9  the command line: validate, compile, test, simulate, replay, resume, each on a case that
+       fuzz/hostile.py makes from the rest of the input (mutated packs, file names and kinds,
+       tags, numbers at every bound, scenario files, saves, logs, output formats)
 
 Every input must end in success or in error diagnostics; any other exception is a finding, and
 atheris stops with the input that caused it (saved as crash-<hash>). Run it with:
@@ -68,11 +71,36 @@ def _compile(ref: str, text: str, kind: str) -> None:
     render_json(diags.items)
 
 
+def _command(target: str, data: bytes) -> None:
+    """One command-line case made from `data` (fuzz/hostile.py), run in this process; raises on a finding."""
+    import tempfile
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import hostile
+
+    where = Path(tempfile.mkdtemp(prefix="cardsmith-atheris-"))
+    try:
+        case = hostile.make_case(int.from_bytes(data[:8].ljust(8, b"\0"), "little"), where / "case", target)
+        outcome = hostile.run_case(case)
+    except OSError:  # the case's files could not be made here: not a finding
+        return
+    finally:
+        hostile.clear(where)
+    if outcome.problem is not None:
+        raise AssertionError(f"{outcome.problem}: cardsmith {' '.join(case.args)}\n{outcome.output[-2000:]}")
+
+
+COMMANDS = ("validate", "compile", "test", "simulate", "replay", "resume")
+
+
 def one_input(data: bytes) -> None:
     """One fuzz input; raises only on a finding."""
     if not data:
         return
-    target, text = data[0] % 4, data[1:].decode("utf-8", errors="replace")
+    if data[0] % 10 >= 4:
+        _command(COMMANDS[data[0] % 10 - 4], data[1:])
+        return
+    target, text = data[0] % 10, data[1:].decode("utf-8", errors="replace")
     if target == 0:
         _compile(str(VMTEST), text, "cards")
     elif target == 1:

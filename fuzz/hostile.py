@@ -329,7 +329,8 @@ def mutate_json_lines(rng: random.Random, text: str, notes: list[str]) -> str:
 
 
 def make_case(seed: int, where: Path, target: str | None = None) -> Case:
-    """The case of this seed, its files written under `where` (an empty folder)."""
+    """The case of this seed, its files written under `where` (an empty folder, made if missing)."""
+    where.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
     target = target or TARGETS[seed % len(TARGETS)]
     case = Case(target, seed)

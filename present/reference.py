@@ -34,6 +34,8 @@ from cardsmith.compiler.expand import ACTIVATION, Expander
 from .describe import LANGUAGES, Describer
 from .lexicon import SOURCE_LANG
 
+TIMING_PLACEHOLDER = "T"  # the timing an activation order is read for, in the reference
+
 # ------------------------------------------------------------------------- timing icons
 
 # The colour of the icon of a 'requires' line (a card's play requirement, not a timing).
@@ -408,26 +410,33 @@ class _Builder:
         return self.words.title(phrase)
 
     def activation_section(self) -> Section:
-        """The activation order as the pack's `activation.order` program says it, each grid it walks drawn
-        cell by cell, the orders the rules spell out as loops, and the activation rules' notes."""
+        """The activation order as the pack's `activation.order` program says it (for a timing T), each grid it
+        walks drawn cell by cell, each row it walks drawn with its direction, and the activation rules' notes."""
         L = self.L
         act = self.pack.activation
         blocks: list[Block] = []
         order = self.activation_order()
         if order:
-            blocks.append(Block("p", text=self.program(order)))
-            grids = [z for z in self.walked_zones(order) if self.pack.zones.get(z, {}).get("kind") == "grid"]
-            for z in grids:
-                zone = self.pack.zones[z]
-                w, h = zone.get("width", 1), zone.get("height", 1)
-                cells = [[r * w + c + 1 for c in range(w)] for r in range(h)]
-                blocks.append(Block("activation", data={"block": [], "main": self.t(z, "zones"), "cells": cells,
-                                                        "position": "", "kind": "grid", "reverse": False,
-                                                        "open": False}))
-            if grids:
-                blocks.append(Block("steps", ordered=True, steps=[
-                    Step(L["grid_order"].format(main=self.t(z, "zones"))) for z in grids]))
-        blocks.extend(self.walked_orders())
+            blocks.append(Block("p", text=L["order_for"].format(timing=TIMING_PLACEHOLDER, order=self.program(order))))
+            walked = self.walked_zones(order)
+            for m in self.macros.values():  # orders the rules spell out in macros ('for each card in ZONE ...')
+                walked += [w for w in self.walked_zones(self.expander.program(m.body).body) if w not in walked]
+            for z, reverse in walked:
+                zone = self.pack.zones.get(z, {})
+                name = self.t(z, "zones")
+                if zone.get("kind") == "grid":
+                    w, h = zone.get("width", 1), zone.get("height", 1)
+                    cells = [[r * w + c + 1 for c in range(w)] for r in range(h)]
+                    blocks.append(Block("activation", data={"block": [], "main": name, "cells": cells,
+                                                            "position": "", "kind": "grid", "reverse": False,
+                                                            "open": False}))
+                    blocks.append(Block("p", text=L["grid_order"].format(main=name)))
+                elif zone.get("kind") == "row":
+                    cells = [[5, 4, 3, 2, 1]] if reverse else [[1, 2, 3, 4, 5]]
+                    blocks.append(Block("activation", data={"block": [], "main": name, "cells": cells,
+                                                            "position": "", "kind": "row", "reverse": reverse,
+                                                            "open": True}))
+                    blocks.append(Block("p", text=L["row_reverse" if reverse else "row_forward"].format(main=name)))
         notes = []
         if act.get("optional"):
             notes.append(L["optional"])
@@ -439,32 +448,28 @@ class _Builder:
         return Section("activation", L["activation"], blocks)
 
     def activation_order(self) -> tuple:
-        """The body of the pack's activation order (what 'activate TIMING abilities' does), $timing as written."""
-        order = self.result.compiler.macros.get(ACTIVATION)
-        return self.expander.program(order[0].body).body if order else ()
+        """What 'activate T abilities' does, for a timing named T: the pack's order with its macros expanded."""
+        if ACTIVATION not in self.result.compiler.macros:
+            return ()
+        node = self.expander.expand(A.ActivateTiming(TIMING_PLACEHOLDER))
+        return node.body if isinstance(node, A.Activation) else ()
 
-    def walked_zones(self, body) -> list[str]:
-        """The zones whose every card a program activates ('activate $t ability of each card in ZONE'), in order."""
-        out: list[str] = []
+    def walked_zones(self, body) -> list[tuple[str, bool]]:
+        """The zones whose cards a program activates one by one, in order, each with its direction (True: from
+        right to left): 'activate T ability of each card in ZONE' or 'for each card in ZONE ...: activate ...'."""
+        out: list[tuple[str, bool]] = []
+
+        def add(zones, reverse: bool) -> None:
+            for z in zones:
+                if isinstance(z, A.ZoneRef) and z.name not in [n for n, _ in out]:
+                    out.append((z.name, reverse))
+
         for n in _walk(body):
             if isinstance(n, A.ActivateCopy) and isinstance(n.target, A.EachOf):
-                out.extend(z.name for z in n.target.query.zones if isinstance(z, A.ZoneRef) and z.name not in out)
-        return out
-
-    def walked_orders(self) -> list[Block]:
-        """Orders the rules spell out as 'for each card in ZONE [from right to left]: activate ...'."""
-        out = []
-        for sig, m in self.macros.items():
-            for n in _walk(self.expander.program(m.body).body, into_macros=False):
-                if not (isinstance(n, A.ForEach) and n.query.zones and any(
-                        isinstance(x, A.ActivateCopy | A.ActivateTiming) for x in _walk(n.body, into_macros=False))):
-                    continue
-                zone = self.d.zones(n.query.zones)
-                cells = [[5, 4, 3, 2, 1]] if n.reverse else [[1, 2, 3, 4, 5]]
-                key = "row_reverse" if n.reverse else "row_forward"
-                out.append(Block("activation", data={"block": [], "main": zone, "cells": cells, "position": "",
-                                                     "kind": "row", "reverse": n.reverse, "open": True}))
-                out.append(Block("p", text=f"{self.word_title(sig)}: " + self.L[key].format(main=zone)))
+                add(n.target.query.zones, False)
+            elif isinstance(n, A.ForEach) and n.query.zones and any(
+                    isinstance(x, A.ActivateCopy | A.ActivateTiming) for x in _walk(n.body)):
+                add(n.query.zones, n.reverse)
         return out
 
     def timing_icons(self) -> list[TimingIcon]:

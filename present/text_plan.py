@@ -52,6 +52,12 @@ def call_info(group: A.Group) -> CallInfo:
         for w, arg in zip(words, call.args, strict=True):
             if w.startswith("$"):
                 info.args[w[1:]] = arg
+    elif prog is None and group.call and len(group.call.split()) == len(words) + 1:
+        # a call made by the tools, not a reader (the reference reads the activation order for a timing 'T'):
+        # its words stand where the signature's do
+        for w, arg in zip(words, group.call.split()[1:], strict=True):
+            if w.startswith("$"):
+                info.args[w[1:]] = A.CallArg("word", arg)
     return info
 
 # --------------------------------------------------------------------------- the planner
@@ -303,6 +309,14 @@ class Planner(PhrasePlanner):
     def as_name(self, s) -> Phrase | None:
         """'as NAME' on a loop or a choice: the card is also 'the NAME' in its body."""
         return P("as-name", name=s.name) if getattr(s, "name", None) else None
+
+    def s_AsSoonAs(self, s: A.AsSoonAs) -> Clause:
+        cards = self.query(s.query, plural=False) if s.query is not None else None
+        return self.clause(P("as-soon-as" + (".each" if cards is not None else ""), cond=self.cond(s.cond),
+                             cards=cards, body=self.body(s.body)), False)
+
+    def s_OpenWindow(self, s: A.OpenWindow) -> Clause:
+        return self.clause(P("open-window", window=Word(s.name)))
 
     def s_Let(self, s: A.Let) -> Clause:
         return self.clause(P("let", name=s.name, value=self.value(s.value)))

@@ -150,7 +150,8 @@ class StateChecker:
                 elif k < 0:
                     problems.append(f"{self._name(state, cid)} holds {k} {piece}")
         for seat in range(state.seats):
-            problems.extend(_bounds(state.counters[seat], self.resources, f"seat {seat + 1}"))
+            who = f"player {seat + 1}" if seat < state.n else f"automa seat {seat + 1 - state.n}"
+            problems.extend(_bounds(state.counters[seat], self.resources, who))
         problems.extend(_bounds(state.globals, self.counters, "shared counters"))
         problems.extend(self._live(state, state.live_triggers, self.has_triggers, "triggers"))
         problems.extend(self._live(state, state.live_modifiers, self.has_modifiers, "modifiers"))

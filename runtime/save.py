@@ -39,8 +39,10 @@ from .vm import RuntimeFault
 SAVE_FORMAT = 1
 MAX_SAVE_BYTES = 50_000_000
 MAX_DECISIONS = 1_000_000  # the largest decision cap a save may ask for (a game's default is 50,000)
-# The settings of a built-in agent a save may carry, and the values each may take.
-AGENT_SETTINGS = {"max_options": (1, 1_000)}
+# The settings of a built-in agent a save may carry, and the values each may take (others are not restored):
+# a save edited to ask a search for a billion iterations a decision would never end.
+AGENT_SETTINGS = {"max_options": (1, 1_000), "horizon": (0, 1_000), "iterations": (1, 1_000_000),
+                  "seconds": (0, 3_600), "depth": (1, 1_000), "c": (0, 100), "spent": (0, 10**15)}
 
 PACK_ID = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")  # as pack.schema.json
 _CARD_IN_LABEL = re.compile(r"\(([a-z0-9]+(?:-[a-z0-9]+)*)\)")
@@ -246,9 +248,11 @@ def _line_of(text: str, needle: str) -> int:
 
 
 def _restore_agent(state: Any, seat: int, line: int):
-    if not isinstance(state, dict) or state.get("name") not in AGENTS:
-        name = state.get("name") if isinstance(state, dict) else state
-        raise SaveError(f"player {seat + 1}'s agent {name!r} is not one of the agents ({', '.join(AGENTS)})", line)
+    name = state.get("name") if isinstance(state, dict) else state
+    if not isinstance(name, str) or name not in AGENTS:
+        shown = printable(repr(name))
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise SaveError(f"player {seat + 1}'s agent {shown} is not one of the agents ({', '.join(AGENTS)})", line)
     agent = AGENTS[state["name"]](0)
     try:
         version, internal, gauss = state["rng"]
@@ -256,9 +260,9 @@ def _restore_agent(state: Any, seat: int, line: int):
     except (KeyError, TypeError, ValueError, OverflowError):
         raise SaveError(f"player {seat + 1}'s agent has a damaged random-generator state", line) from None
     for key, value in state.items():
-        if key not in ("name", "rng") and hasattr(agent, key) and type(getattr(agent, key)) is type(value):
-            lo, hi = AGENT_SETTINGS.get(key, (None, None))
-            if lo is not None and not lo <= value <= hi:
+        if key in AGENT_SETTINGS and hasattr(agent, key) and type(getattr(agent, key)) is type(value):
+            lo, hi = AGENT_SETTINGS[key]
+            if not lo <= value <= hi:
                 raise SaveError(f"player {seat + 1}'s agent has {key} {value}; it must be {lo} to {hi}", line)
             setattr(agent, key, value)
     return agent

@@ -399,3 +399,141 @@ def test_atheris_harness_runs_without_atheris():
     for data in inputs:
         mod.one_input(data)
     RAN["atheris smoke"] += len(inputs)
+
+
+# ----------------------------------------------------------------------------- hostile inputs (issue 20)
+# The generator of fuzz/hostile.py, shared with the campaign (fuzz/campaign.py) and the atheris harness: file
+# names and kinds, explicit tags, numbers at and beyond every bound, scenario files, saves, logs, output formats.
+
+
+@cache
+def _hostile():
+    import sys
+
+    spec = importlib.util.spec_from_file_location("hostile", ROOT / "fuzz" / "hostile.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["hostile"] = mod  # its dataclasses look their module up there
+    spec.loader.exec_module(mod)
+    return mod
+
+
+COMMAND_EXAMPLES = int(os.environ.get("CARDSMITH_FUZZ_EXAMPLES", "12"))  # a whole command each: fewer by default
+COMMANDS = settings(FUZZ, max_examples=COMMAND_EXAMPLES)
+
+
+@pytest.mark.parametrize("target", ["validate", "compile", "test", "simulate", "replay", "resume"])
+@COMMANDS
+@given(seed=st.integers(0, 2**40))
+def test_hostile_command_case(tmp_path_factory, target, seed):
+    """A whole command on a hostile case: a located finding or a clean run, never a crash or a hang."""
+    RAN[f"command {target}"] += 1
+    hostile = _hostile()
+    where = tmp_path_factory.mktemp("case")
+    hostile.materials(where.parent / "materials")
+    try:
+        case = hostile.make_case(seed, where / "c", target)
+        outcome = hostile.run_case(case, hang_seconds=10.0)
+    finally:
+        hostile.clear(where)
+    assert outcome.problem is None, (outcome.problem, case.args, case.notes, outcome.output[-2000:])
+
+
+@FUZZ
+@given(st.sampled_from(list(_hostile().TAGS)), st.sampled_from(["name", "copies", "type", "id", "stats"]),
+       st.booleans())
+def test_explicit_tags_anywhere_in_a_card(tag, field, keep_value):
+    RAN["explicit tag"] += 1
+    value = tag if not keep_value else f"{tag.split()[0]} x"
+    text = f"cards:\n  - id: fuzzed\n    name: Fuzzed\n    type: unit\n    {field}: {value}\n"
+    compile_with(str(VMTEST), text)
+
+
+@FUZZ
+@given(st.sampled_from(list(_hostile().NUMBERS)), st.sampled_from(["copies", "stats cost", "rules start",
+                                                                    "rules max", "rules param", "ability"]))
+def test_numbers_at_and_beyond_every_bound(number, where):
+    RAN["bound number"] += 1
+    if where.startswith("rules"):
+        rules = (VMTEST / "rules.yaml").read_text(encoding="utf-8")
+        old = {"rules start": "gold: {}", "rules max": "heat: {max: 10}", "rules param": "bonus: 4"}[where]
+        new = {"rules start": f"gold: {{start: {number}}}", "rules max": f"heat: {{max: {number}}}",
+               "rules param": f"bonus: {number}"}[where]
+        result, _ = compile_with(str(VMTEST), rules.replace(old, new), kind="rules", name="rules.yaml")
+        if result is not None and result.ok:
+            run_compiled(result.pack, players=2)
+        return
+    card = {"copies": f"copies: {number}", "stats cost": f"stats: {{cost: {number}}}",
+            "ability": f'abilities: {{act: "gain {number} gold, set wood to gold * gold"}}'}[where]
+    result, _ = compile_with(str(VMTEST), f"cards:\n  - {{id: fuzzed, name: F, type: unit, {card}}}\n")
+    if result is not None and result.ok:
+        run_compiled(result.pack)
+
+
+@FUZZ
+@given(st.integers(0, 2**32))
+def test_hostile_scenario_file(tmp_path_factory, seed):
+    from cardsmith.scenarios import run_file
+
+    RAN["scenario file"] += 1
+    hostile = _hostile()
+    folder = tmp_path_factory.mktemp("scenario")
+    notes: list[str] = []
+    f = folder / "s.yaml"
+    f.write_text(hostile.scenario_text(random.Random(seed), str(VMTEST), notes), encoding="utf-8")
+    diags = Diagnostics()
+    for outcome in run_file(f, diags):
+        assert outcome.passed or outcome.problems, notes
+    diagnosed(diags, True)
+
+
+@cache
+def _living_forest():
+    from cardsmith.compiler import compile_pack
+
+    return compile_pack("living-forest").pack
+
+
+@COMMANDS  # each replays a whole game
+@given(st.integers(0, 2**32))
+def test_tampered_save_and_log(tmp_path_factory, seed):
+    """Saves and logs edited as a hostile user would: refused with their line (SaveError, LogError), never a crash."""
+    from cardsmith.runtime.replay import LogError, replay
+    from cardsmith.runtime.save import SaveError, parse_save, resume
+
+    RAN["save and log"] += 1
+    hostile = _hostile()
+    base = hostile.materials(tmp_path_factory.getbasetemp() / "materials")
+    pack = _living_forest()
+    rng = random.Random(seed)
+    notes: list[str] = []
+    try:
+        resume(pack, parse_save(hostile.mutate_json_lines(rng, base["save"], notes)))
+    except SaveError as e:
+        assert e.message, notes
+    try:
+        replay(pack, hostile.mutate_json_lines(rng, base["log"], notes))
+    except LogError as e:
+        assert e.line >= 1, notes
+
+
+surrogate_names = st.text(alphabet=st.characters(blacklist_categories=()), max_size=20)
+
+
+@FUZZ
+@given(st.lists(st.tuples(surrogate_names, st.integers(0, 10**6), st.integers(0, 500), st.text(max_size=40)),
+                min_size=1, max_size=4))
+def test_every_output_format_survives_any_name(tmp_path_factory, items):
+    """Diagnostics about files of any name (bytes that are not UTF-8, control characters, links) render in every
+    format as text that encodes, with no control character left."""
+    from cardsmith.bytecode import Span
+    from cardsmith.compiler.diagnostics import render_sarif
+
+    RAN["output formats"] += 1
+    diags = Diagnostics()
+    for name, line, col, message in items:
+        diags.error("E001", message or "m", Span(name or "f", line, col))
+    root = tmp_path_factory.getbasetemp()
+    for text in (render_text(diags.items), render_json(diags.items), render_github(diags.items),
+                 render_sarif(diags.items, root, "0")):
+        text.encode("utf-8")
+        assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", text.replace("\n", "")), text

@@ -597,3 +597,13 @@ def test_for_terminal_keeps_only_cardsmith_s_own_colours():
 
     coloured = "\x1b[1m\x1b[32mplayer 1\x1b[0m: Oak\x1b]0;t\x07\x1b[2J\nnext\tline"
     assert for_terminal(coloured) == "\x1b[1m\x1b[32mplayer 1\x1b[0m: Oak\\x1b]0;t\\x07\\x1b[2J\nnext\tline"
+
+
+@pytest.mark.parametrize("name", ["[]", "{}", "null", "7", json.dumps("x" * 100_000)])
+def test_a_save_whose_agent_name_is_not_a_name(tmp_path, saved_game, name):
+    """Found by the campaign: "name": [] was an unhashable-type crash."""
+    path = tmp_path / "t.json"
+    path.write_text(saved_game.replace('{"name": "random"', '{"name": ' + name, 1), encoding="utf-8")
+    result = cli("resume", path)
+    no_crash(result)
+    assert result.exit_code == 1 and "is not one of the agents" in result.stderr and len(result.stderr) < 500

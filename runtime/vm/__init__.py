@@ -3,10 +3,22 @@
 `ops_counters`, `ops_zones`, `ops_queries`, `ops_decisions`), the opcodes defined inline (`inline`) and
 the fuser that compiles runs of instructions (`fuser`)."""
 
-from .core import MAX_FRAMES, MAX_TRIGGER_DEPTH, STEP_BUDGET, Decision, Frame, Linked, Query, RuntimeFault
+from .core import (
+    MAX_FRAMES,
+    MAX_OPTIONS,
+    MAX_SEARCH,
+    MAX_TRIGGER_DEPTH,
+    MAX_VALUE,
+    STEP_BUDGET,
+    Decision,
+    Frame,
+    Linked,
+    Query,
+    RuntimeFault,
+)
 from .handlers import HANDLERS
 from .linker import Linker, linker_for
 from .machine import VM
 
-__all__ = ["HANDLERS", "MAX_FRAMES", "MAX_TRIGGER_DEPTH", "STEP_BUDGET", "VM", "Decision", "Frame", "Linked",
-           "Linker", "Query", "RuntimeFault", "linker_for"]
+__all__ = ["HANDLERS", "MAX_FRAMES", "MAX_OPTIONS", "MAX_SEARCH", "MAX_TRIGGER_DEPTH", "MAX_VALUE", "STEP_BUDGET", "VM",
+           "Decision", "Frame", "Linked", "Linker", "Query", "RuntimeFault", "linker_for"]

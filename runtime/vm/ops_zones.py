@@ -23,7 +23,9 @@ def _source_candidates(vm: VM, f: Frame, src: tuple) -> tuple[list[int], bool, t
     cards = vm.state.cards
     if take_all:
         found = [c for c in zone if c is not None and (pred is None or pred(vm, f, cards[c]))]
-        return found[-1:] if kind == "pile" else found[:1], False, (zname, seat)
+        if kind == "pile":  # one at a time from the end named ('move all card from bottom of deck')
+            return found[:1] if end == "bottom" else found[-1:], False, (zname, seat)
+        return found[:1], False, (zname, seat)
     if kind == "pile" and pred is None:
         if not zone:
             return [], False, (zname, seat)
