@@ -91,7 +91,12 @@ class Emitter:
         self.op("LOSE", s.resource)
 
     def s_Pay(self, s: A.Pay) -> None:
-        # Outside a cost, paying still happens in full or not at all.
+        # Outside a cost, paying still happens in full or not at all (PAY checks that itself, so that a trial
+        # sees a price that cannot be paid).
+        if self.sourced(s):
+            self.pay_operands(s)
+            self.op("PAY", [res for _, res in s.items], s.for_card is not None)
+            return
         self.s_Costed(A.Costed(s, (), span=s.span))
 
     def s_SetCounter(self, s: A.SetCounter) -> None:

@@ -347,7 +347,7 @@ class Source:
     """A payment source, prepared: the currency it pays, a counter or a query of cards, the rate (a number,
     or a program run with the card as 'it'), a filter on the card paid for, and the spend program."""
 
-    __slots__ = ("counter", "currency", "query", "rate", "spend", "target", "text")
+    __slots__ = ("counter", "currency", "query", "rate", "rate_stat", "spend", "target", "text")
 
     def __init__(self, lk: Linker, d: dict) -> None:
         self.currency = d["currency"]
@@ -356,6 +356,9 @@ class Source:
         self.query = lk.query(d["query"]) if "query" in d else None
         rate = d.get("rate", 1)
         self.rate = lk.link(Code.from_json(rate)) if isinstance(rate, dict) else rate
+        # 'at STAT of it' (the card's own value) is read without running the program
+        ops = rate.get("ops") if isinstance(rate, dict) else None
+        self.rate_stat = ops[1][1] if ops and len(ops) == 2 and ops[0] == ["IT"] and ops[1][0] == "STAT" else None
         self.target = lk.pred(d["target"]) if "target" in d else None
         self.spend = lk.link(Code.from_json(d["spend"])) if "spend" in d else None
 

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 from .core import CHANGED, MAX_OPTIONS, SUSPEND, owner
 from .ops_counters import room_for
-from .trial import TrialFailed, answers_that_work, body_needs, orders, region_risky, short
+from .trial import answers_that_work, body_needs, orders, region_risky, short
 
 
 def op_WINDOW(vm, f, ins):
@@ -159,7 +159,7 @@ def _choose_in_trial(vm, f, q, tr) -> None:
     a = tr.answer(None)
     card = first if a == 0 else _nth(vm, f, q, a)
     if card is None:
-        raise TrialFailed  # no card left to try
+        raise tr.past_the_end()  # no card left to try
     f.it = card
     f.stack.append(True)
 

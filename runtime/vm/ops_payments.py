@@ -21,6 +21,7 @@ currencies is at most 1,100 states).
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 from .core import CHANGED, SUSPEND, Frame
@@ -48,6 +49,8 @@ def _value(vm: VM, f: Frame, src, it: int | None, this: int | None) -> int:
     rate = src.rate
     if isinstance(rate, int):
         return rate
+    if src.rate_stat is not None and it is not None:  # 'at STAT of it', the common case: no program to run
+        return vm.stat(vm.state.cards[it], src.rate_stat, f.you)
     v = vm.eval_sync(rate, f.you, it, this)
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
@@ -198,6 +201,67 @@ class Search:
         return go(0, need)
 
 
+    def ways(self, need: tuple):
+        """Every way to pay `need`, one at a time (a trial tries them in this order): per pool (resource and
+        currency) how many units, from the most that is not wasted down; per card which currency or none.
+        Each way is ([(resource, currency, units)], [(card, currency)])."""
+        pools = [(res, cur, r) for res, (_, rates) in self.book.pools.items() for cur, (r, _) in rates.items()]
+        units = {res: u for res, (u, _) in self.book.pools.items()}
+        cards = [(cid, [(self.index[c], c, v) for c, (v, _, _) in pays.items()])
+                 for cid, pays in self.book.cards.items()]
+        k = len(need)
+        reach = [[0] * k for _ in range(len(cards) + 1)]
+        for i in range(len(cards) - 1, -1, -1):
+            row = reach[i] = list(reach[i + 1])
+            for c, _, v in cards[i][1]:
+                row[c] += v
+
+        def go(i: int, need: tuple, left: dict, used: list, paid: list):
+            if not any(need):
+                yield used, paid
+                return
+            if i < len(pools):
+                res, cur, rate = pools[i]
+                c = self.index[cur]
+                top = min(left[res], -(-need[c] // rate)) if need[c] > 0 else 0
+                for n in range(top, -1, -1):
+                    rest = list(need)
+                    rest[c] = max(rest[c] - n * rate, 0)
+                    yield from go(i + 1, tuple(rest), {**left, res: left[res] - n},
+                                  [*used, (res, cur, n)] if n else used, paid)
+                return
+            j = i - len(pools)
+            if j == len(cards) or any(need[c] > reach[j][c] for c in range(k)):
+                return
+            cid, pays = cards[j]
+            for c, cur, v in pays:
+                if need[c] > 0:
+                    rest = list(need)
+                    rest[c] = max(rest[c] - v, 0)
+                    yield from go(i + 1, tuple(rest), left, used, [*paid, (cid, cur)])
+            yield from go(i + 1, need, left, used, paid)
+
+        return go(0, need, units, [], [])
+
+
+def _pay_in_trial(vm: VM, f: Frame, tr, search: Search, need: tuple):
+    """Pay in a trial: the path's way to pay (see Search.ways) all at once; the other ways are the trial's
+    alternatives. Units are lost, and cards spent, as in a game, in the way's order."""
+    a = tr.answer(None)
+    way = next(itertools.islice(search.ways(need), a, None), None)
+    if way is None:
+        raise tr.past_the_end()
+    used, paid = way
+    r = None
+    for res, _, n in used:
+        r = _lose(vm, f, res, n) or r
+    for cid, cur in reversed(paid):  # pushed last first: the first card is spent first
+        _, src, holder = search.book.cards[cid][cur]
+        vm.push(src.spend, f.you, cid, holder, f.step, f.depth)
+        r = CHANGED
+    return r
+
+
 def _pop_price(f: Frame, currencies: list[str], for_card: bool) -> tuple[tuple, int | None]:
     target = f.stack.pop() if for_card else None
     k = len(currencies)
@@ -235,9 +299,10 @@ def _amounts(search: Search, need: tuple, res: str, cur: str) -> list[int]:
     return out
 
 
-def _steps(search: Search, need: tuple) -> list[tuple]:
-    """The sources that keep the rest payable: ('pool', resource, currency) and ('card', card, currency)."""
-    out = []
+def _steps(search: Search, need: tuple, enough: int | None = None) -> list[tuple]:
+    """The sources that leave the rest payable: ('pool', resource, currency) and ('card', card, currency);
+    with `enough`, only the first that many."""
+    out: list[tuple] = []
     for res, (units, rates) in search.book.pools.items():
         if units <= 0:
             continue
@@ -245,6 +310,8 @@ def _steps(search: Search, need: tuple) -> list[tuple]:
             i = search.index[cur]
             if need[i] > 0 and _amounts(search, need, res, cur):
                 out.append(("pool", res, cur))
+                if enough is not None and len(out) >= enough:
+                    return out
     for cid, pays in search.book.cards.items():
         for cur, (v, _, _) in pays.items():
             i = search.index[cur]
@@ -254,6 +321,8 @@ def _steps(search: Search, need: tuple) -> list[tuple]:
             rest[i] = max(rest[i] - v, 0)
             if search.can(tuple(rest), skip_card=cid):
                 out.append(("card", cid, cur))
+                if enough is not None and len(out) >= enough:
+                    return out
     return out
 
 
@@ -283,8 +352,17 @@ def _label(vm: VM, search: Search, step: tuple) -> str:
 def op_PAY(vm, f, ins):
     currencies, for_card = ins[1], ins[2]
     top = f.stack[-1] if f.stack else None
+    tr = vm.trial
     if not (type(top) is list and top and top[0] is _PAYING):
         need, target = _pop_price(f, currencies, for_card)
+        if not any(need):
+            return None
+        search = Search(vm, f, currencies, ledger(vm, f, currencies, target, frozenset(), frozenset()))
+        if not search.can(need):
+            short(vm, f, "pay", currencies[0], f.you)  # in full or not at all: here, not at all
+            return None
+        if tr is not None and f.depth == tr.depth:
+            return _pay_in_trial(vm, f, tr, search, need)
         # [marker, still to pay, pools used (resource, currency), cards used, the card paid for, pool chosen]
         f.stack.append([_PAYING, need, frozenset(), frozenset(), target, None])
     state = f.stack[-1]

@@ -68,6 +68,13 @@ class Trial:
         self.met.append((pos, n, 0))
         return 0
 
+    def past_the_end(self) -> TrialFailed:
+        """The open-ended decision just answered has no such option: the run fails, and no answer after it is
+        worth trying (the caller raises what this returns)."""
+        if self.met and self.met[-1][1] is None:
+            self.met.pop()
+        return TrialFailed()
+
 
 # ------------------------------------------------------------------ running trials
 def _fork(vm: VM, frames: list[Frame], trial: Trial) -> VM:
