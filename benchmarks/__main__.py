@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--memory-games", type=int, default=None, help="games for the memory figure (default 1000)")
     ap.add_argument("--scale-games", type=int, default=None, help="games for the --jobs 2 figure (default 200)")
     ap.add_argument("--skip", action="append", default=[], metavar="SECTION",
-                    choices=["compile", "abilities", "games", "clone", "memory", "scale", "site", "lsp"],
+                    choices=["compile", "abilities", "games", "clone", "search", "memory", "scale", "site", "lsp"],
                     help="leave a section out (may be given more than once)")
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON to FILE")
     args = ap.parse_args(argv)
@@ -53,6 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         sections.game_rows(table, budget=1.0 if args.quick else 4.0, repeats=2 if args.quick else 3)
     if "clone" not in args.skip:
         sections.clone_rows(table, repeat)
+    if "search" not in args.skip:
+        from .search import search_rows
+
+        search_rows(table, repeat, iterations=20 if args.quick else 60)
     if "memory" not in args.skip:
         sections.memory_rows(table, memory_games)
     if "scale" not in args.skip:

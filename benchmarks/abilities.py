@@ -44,28 +44,21 @@ class Unsupported(Exception):
 def earth_negative_cost(h, st, you, it, this):
     # Earth's planting step, "choose a card in hand with kind mushroom and cost <= soil: pay cost of it soil:
     # move it to compost face down", under mycelial-web's "modify cost of card with kind mushroom by -1"
-    web = h.index["mycelial-web"]
-
-    def cost(c):
-        n = h.stats[st.cards[c].defn].get("cost", 0)
-        for mid in st.live_modifiers:
-            if st.cards[mid].defn == web and st.cards[mid].seat == you and h.has(st, c, "kind", "mushroom"):
-                n -= 1
-        return n
-
+    cards, web = st.cards, h.index["mycelial-web"]
+    discount = sum(1 for mid in st.live_modifiers if cards[mid].defn == web and cards[mid].seat == you)
+    mushroom, stats = h.having("kind", "mushroom"), h.stats
     soil = st.counters[you].get("soil", 0)
-    options = [c for c in h.cards_in(st, "hand", you) if h.has(st, c, "kind", "mushroom") and cost(c) <= soil]
+    options = [(c, cost) for c in st.zones[("hand", you)] if mushroom[cards[c].defn]
+               and (cost := stats[cards[c].defn].get("cost", 0) - discount) <= soil]
     if options:
-        c = options[choose(options)]
-        if st.counters[you].get("soil", 0) >= cost(c):
-            h.lose(st, you, "soil", cost(c))
-            h.move(st, c, "compost", you, "down")
+        c, cost = options[choose(options)]
+        h.lose(st, you, "soil", cost)
+        h.move(st, c, "compost", you, "down")
 
 
 def earth_per_n(h, st, you, it, this):
     # thunder-cedar brown: "score 1 per 2 card in tableau with kind tree"
-    trees = sum(1 for c in h.cards_in(st, "tableau", you) if h.has(st, c, "kind", "tree"))
-    h.score(st, you, "vp", trees // 2)
+    h.score(st, you, "vp", h.count(st, "tableau", you, "kind", "tree") // 2)
 
 
 def earth_choice(h, st, you, it, this):
@@ -78,9 +71,12 @@ def earth_choice(h, st, you, it, this):
 
 def earth_trigger(h, st, you, it, this):
     # frostneedle-spruce: "when you play a card with kind tree: gain 1 soil", fired by 'emit play' of `it`
+    if not h.having("kind", "tree")[st.cards[it].defn]:
+        return
+    spruce = h.index["frostneedle-spruce"]
     for tid in st.live_triggers:
         t = st.cards[tid]
-        if t.defn == h.index["frostneedle-spruce"] and t.seat == you and tid != it and h.has(st, it, "kind", "tree"):
+        if t.defn == spruce and t.seat == you and tid != it:
             h.gain(st, you, "soil", 1)
 
 
@@ -91,14 +87,15 @@ def earth_grow(h, st, you, it, this):
 
 def earth_scaled_gain(h, st, you, it, this):
     # cracked-earth-drought black: "gain 1 soil per card in tableau with habitat sunny"
-    h.gain(st, you, "soil", sum(1 for c in h.cards_in(st, "tableau", you) if h.has(st, c, "habitat", "sunny")))
+    h.gain(st, you, "soil", h.count(st, "tableau", you, "habitat", "sunny"))
 
 
 def earth_sets(h, st, you, it, this):
     # four-kingdoms ecosystem: "score 3 * sets(card in tableau, kind tree, kind herb, kind mushroom, kind bush)"
-    kinds = [h.traits[st.cards[c].defn].get("kind", ()) for c in h.cards_in(st, "tableau", you)]
     slots = ("tree", "herb", "mushroom", "bush")
-    fits = [[i for i, k in enumerate(slots) if k in ks] for ks in kinds]
+    traits, cards = h.traits, st.cards
+    fits = [[i for i, k in enumerate(slots) if k in ks] for c in st.zones[("tableau", you)] if c is not None
+            for ks in (traits[cards[c].defn].get("kind", ()),)]
     h.score(st, you, "vp", 3 * _max_sets(fits, len(slots)))
 
 
@@ -133,13 +130,12 @@ def earth_rows(h, st, you, it, this):
 
 def earth_if_draw(h, st, you, it, this):
     # hush-of-snow black: "if count(card in tableau with habitat cold) >= 3: draw 3 else: draw 1"
-    cold = sum(1 for c in h.cards_in(st, "tableau", you) if h.has(st, c, "habitat", "cold"))
-    h.draw(st, you, 3 if cold >= 3 else 1)
+    h.draw(st, you, 3 if h.count(st, "tableau", you, "habitat", "cold") >= 3 else 1)
 
 
 def earth_for_each(h, st, you, it, this):
     # moonpull-tide black: "for each card in tableau with habitat wet: place 1 sprout on it"
-    for c in [c for c in h.cards_in(st, "tableau", you) if h.has(st, c, "habitat", "wet")]:
+    for c in h.matching(st, "tableau", you, "habitat", "wet"):
         h.place(st, c, "sprout", 1)
 
 
@@ -153,10 +149,14 @@ def earth_each_player(h, st, you, it, this):
 
 def earth_goal(h, st, you, it, this):
     # thicket-wren goal: "count(card in tableau with kind bush) >= 4 and count(card in tableau with kind herb) >= 2"
-    cards = h.cards_in(st, "tableau", you)
-    met = sum(1 for c in cards if h.has(st, c, "kind", "bush")) >= 4 and \
-        sum(1 for c in cards if h.has(st, c, "kind", "herb")) >= 2
-    st.counters[you]["_goal"] = int(met)  # the VM's result is stored the same way (see _run_vm)
+    bush, herb, cards = h.having("kind", "bush"), h.having("kind", "herb"), st.cards
+    bushes = herbs = 0
+    for c in st.zones[("tableau", you)]:  # one pass counts both
+        if c is not None:
+            d = cards[c].defn
+            bushes += bush[d]
+            herbs += herb[d]
+    st.counters[you]["_goal"] = int(bushes >= 4 and herbs >= 2)  # the VM's result is stored the same way
 
 
 def _tm_raise_temperature(h, st, you, add_ocean):
@@ -196,35 +196,38 @@ def tm_conditional(h, st, you, it, this):
     h.gain(st, you, "tr", 2)
     h.gain(st, you, "tr-raised", 2)
     _tm_raise_temperature(h, st, you, _fixture_ocean(h, st, you))
-    plants = sum(1 for c in h.cards_in(st, "tableau", you) if h.has(st, c, "tag", "plant"))
-    h.gain(st, you, "plant-production", 4 if plants >= 3 else 1)
+    h.gain(st, you, "plant-production", 4 if h.count(st, "tableau", you, "tag", "plant") >= 3 else 1)
 
 
 def tm_per_card(h, st, you, it, this):
     # miranda-resort play: "gain 1 megacredit-production per card in tableau with tag earth"
-    n = sum(1 for c in h.cards_in(st, "tableau", you) if h.has(st, c, "tag", "earth"))
-    h.gain(st, you, "megacredit-production", n)
+    h.gain(st, you, "megacredit-production", h.count(st, "tableau", you, "tag", "earth"))
 
 
 def tm_city(h, st, you, it, this):
     # city-project (built-in Terraforming Mars): "add city, gain 1 megacredit-production", where
     # "add city" = choose a card in mars with area land and no ocean/city/greenery/special where
     # neighbours(card in mars with city, it) = 0: place 1 city of yours on it, tile bonus
-    geo = h.geo["mars"]
+    neighbours = h.geo["mars"].neighbours
     grid = st.zones[("mars", SHARED)]
     cards = st.cards
-
-    def free_land(c):
-        card = cards[c]
-        p = card.pieces
-        return "land" in h.traits[card.defn].get("area", ()) and not p.get("ocean") and not p.get("city") \
-            and not p.get("greenery") and not p.get("special")
+    land = h.having("area", "land")
 
     def near(c, piece):
-        return sum(1 for nb in geo.neighbours[cards[c].pos]
-                   if grid[nb] is not None and cards[grid[nb]].pieces.get(piece))
+        return sum(1 for nb in neighbours[cards[c].pos] if grid[nb] is not None and cards[grid[nb]].pieces.get(piece))
 
-    options = [c for c in grid if c is not None and free_land(c) and near(c, "city") == 0]
+    def has_city_near(c):
+        return any(grid[nb] is not None and cards[grid[nb]].pieces.get("city") for nb in neighbours[cards[c].pos])
+
+    options = []
+    for c in grid:
+        if c is None:
+            continue
+        card = cards[c]
+        p = card.pieces
+        if land[card.defn] and not (p and (p.get("ocean") or p.get("city") or p.get("greenery") or p.get("special"))) \
+                and not has_city_near(c):
+            options.append(c)
     if options:
         space = options[choose(options)]
         h.place(st, space, "city", 1, owner=you)
@@ -239,9 +242,20 @@ def tm_city(h, st, you, it, this):
 def lf_symbol_sums(zones):
     def run(h, st, you, it, this):
         # Living Forest: the turn's symbol totals, "set sun-total to sum(sun of card in ZONES), ..."
-        cards = [c for z in zones for c in h.cards_in(st, z, you)]
-        for sym in ("sun", "water", "seed", "wind", "flower"):
-            st.counters[you][f"{sym}-total"] = sum(h.stats[st.cards[c].defn].get(sym, 0) for c in cards)
+        sun = water = seed = wind = flower = 0
+        stats, cards = h.stats, st.cards
+        for z in zones:  # one pass adds up the five symbols
+            for c in st.zones[(z, you)]:
+                if c is not None:
+                    s = stats[cards[c].defn]
+                    sun += s.get("sun", 0)
+                    water += s.get("water", 0)
+                    seed += s.get("seed", 0)
+                    wind += s.get("wind", 0)
+                    flower += s.get("flower", 0)
+        counters = st.counters[you]
+        counters["sun-total"], counters["water-total"], counters["seed-total"] = sun, water, seed
+        counters["wind-total"], counters["flower-total"] = wind, flower
     return run
 
 
@@ -387,7 +401,7 @@ ITEMS: list[Item] = [
             st.counters[you].get("soil", 0) >= 1 and (h.lose(st, you, "soil", 1), h.draw(st, you, 2))))]),
     Item("Earth place on each (velvet-plantain)", [Candidate(
         "earth", "ability", "velvet-plantain black", lambda h, st, you, it, this: [
-            h.place(st, c, "sprout", 1) for c in h.cards_in(st, "tableau", you) if h.has(st, c, "kind", "herb")])]),
+            h.place(st, c, "sprout", 1) for c in h.matching(st, "tableau", you, "kind", "herb")])]),
 ]
 
 

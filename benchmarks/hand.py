@@ -25,7 +25,9 @@ def choose(options: list) -> int:
 
 
 class Hand:
-    """Per-pack tables a hand-written engine would keep (built once, like the VM's Linker)."""
+    """Per-pack tables a hand-written engine would keep (built once, like the VM's Linker), and the helpers
+    it would write: each filter a table lookup per card (built once per trait value), one pass where one
+    does, each counter's store and bounds found once per pack, not on every gain."""
 
     def __init__(self, pack: CompiledPack) -> None:
         self.pack = pack
@@ -40,28 +42,34 @@ class Hand:
         self.caps = {p: d.get("capacity") for p, d in pack.pieces.items()}
         self.has_triggers = [bool(c.triggers) for c in pack.cards]
         self.has_modifiers = [bool(c.modifiers) for c in pack.cards]
+        self.live_tables = [(tr, mo) for tr, mo in zip(self.has_triggers, self.has_modifiers, strict=True)]
+        # per counter: (a player's resource?, max, min)
+        self.bounds = {**{n: (True, d.get("max"), d.get("min", 0)) for n, d in pack.resources.items()},
+                       **{n: (False, d.get("max"), d.get("min", 0)) for n, d in pack.counters.items()}}
+        self._with: dict[tuple[str, str], list[bool]] = {}
+
+    def having(self, trait: str, value: str) -> list[bool]:
+        """Per card definition: whether it has `value` among its `trait` values (made once per pair)."""
+        table = self._with.get((trait, value))
+        if table is None:
+            table = self._with[(trait, value)] = [value in t.get(trait, ()) for t in self.traits]
+        return table
 
     # ------------------------------------------------------------ counters
     def gain(self, st: GameState, you: int, name: str, n: int) -> None:
         if n <= 0:
             return
-        if name in self.resources:
-            store, decl = st.counters[you], self.resources[name]
-        else:
-            store, decl = st.globals, self.counters[name]
+        own, hi, _ = self.bounds[name]
+        store = st.counters[you] if own else st.globals
         v = store.get(name, 0) + n
-        hi = decl.get("max")
         store[name] = hi if hi is not None and v > hi else v
 
     def lose(self, st: GameState, you: int, name: str, n: int) -> None:
         if n <= 0:
             return
-        if name in self.resources:
-            store, decl = st.counters[you], self.resources[name]
-        else:
-            store, decl = st.globals, self.counters[name]
+        own, _, lo = self.bounds[name]
+        store = st.counters[you] if own else st.globals
         v = store.get(name, 0) - n
-        lo = decl.get("min", 0)
         store[name] = lo if v < lo else v
 
     def score(self, st: GameState, you: int, step: str, n: int) -> None:
@@ -74,6 +82,15 @@ class Hand:
 
     def cards_in(self, st: GameState, zone: str, seat: int) -> list[int]:
         return [c for c in st.zones[(zone, seat)] if c is not None]
+
+    def count(self, st: GameState, zone: str, seat: int, trait: str, value: str) -> int:
+        """How many cards in the zone have the trait value: one pass, a table lookup per card."""
+        table, cards = self.having(trait, value), st.cards
+        return sum(1 for c in st.zones[(zone, seat)] if c is not None and table[cards[c].defn])
+
+    def matching(self, st: GameState, zone: str, seat: int, trait: str, value: str) -> list[int]:
+        table, cards = self.having(trait, value), st.cards
+        return [c for c in st.zones[(zone, seat)] if c is not None and table[cards[c].defn]]
 
     def move(self, st: GameState, cid: int, zone: str, seat: int, face: str | None = None, pos: int = -1) -> None:
         card = st.cards[cid]
@@ -92,8 +109,9 @@ class Hand:
             card.face_down = face == "down"
         now = zone in self.in_play
         if was != now:
-            for lst, has in ((st.live_triggers, self.has_triggers), (st.live_modifiers, self.has_modifiers)):
-                if has[card.defn]:
+            tr, mo = self.live_tables[card.defn]
+            for lst, has in ((st.live_triggers, tr), (st.live_modifiers, mo)):
+                if has:
                     if now:
                         lst.append(cid)
                     else:
@@ -101,11 +119,22 @@ class Hand:
 
     def draw(self, st: GameState, you: int, n: int, to: str = "hand", face: str | None = None,
              source: str = "deck") -> None:
+        """The top n cards of a shared pile to a player's zone; neither is in play, so no live list changes."""
         deck = st.zones[(source, SHARED)]
-        for _ in range(n):
-            if not deck:
-                return
-            self.move(st, deck[-1], to, you, face)
+        if to in self.in_play or source in self.in_play:
+            for _ in range(n):
+                if not deck:
+                    return
+                self.move(st, deck[-1], to, you, face)
+            return
+        dest, cards = st.zones[(to, you)], st.cards
+        for _ in range(min(n, len(deck))):
+            cid = deck.pop()
+            dest.append(cid)
+            card = cards[cid]
+            card.zone, card.seat, card.pos = to, you, -1
+            if face is not None:
+                card.face_down = face == "down"
 
     def room(self, st: GameState, cid: int, piece: str) -> int | None:
         cap = self.caps[piece]
@@ -117,9 +146,10 @@ class Hand:
     def place(self, st: GameState, cid: int, piece: str, n: int, owner: int | None = None) -> None:
         """Put up to n pieces on a card, as many as fit; a growth that fills the card makes a canopy."""
         card = st.cards[cid]
-        room = self.room(st, cid, piece)
-        if room is not None:
-            n = min(n, room)
+        cap = self.caps[piece]
+        room = None if cap is None else self.stats[card.defn].get(cap, 0) - card.pieces.get(piece, 0)
+        if room is not None and n > room:
+            n = room
         if n <= 0:
             return
         card.pieces[piece] = card.pieces.get(piece, 0) + n
@@ -130,10 +160,13 @@ class Hand:
             card.flags.add("canopy")
 
     def place_up_to(self, st: GameState, you: int, piece: str, n: int, optional: bool, zone: str = "tableau") -> None:
-        """'place N piece on card in tableau', one piece at a time on a chosen card with room."""
+        """'place N piece on card in tableau', one piece at a time on a chosen card with room: the room of each
+        card is worked out once, then kept up to date as pieces go on."""
+        cards, cap, stats = st.cards, self.caps[piece], self.stats
+        rooms = {c: (None if cap is None else stats[cards[c].defn].get(cap, 0) - cards[c].pieces.get(piece, 0))
+                 for c in st.zones[(zone, you)] if c is not None}
         for _ in range(n):
-            found = [c for c in self.cards_in(st, zone, you)
-                     if (r := self.room(st, c, piece)) is None or r > 0]
+            found = [c for c, r in rooms.items() if r is None or r > 0]
             if not found:
                 return
             options = [*found, None] if optional else found
@@ -141,3 +174,5 @@ class Hand:
             if pick is None:
                 return
             self.place(st, pick, piece, 1)
+            if rooms[pick] is not None:
+                rooms[pick] -= 1

@@ -41,7 +41,8 @@ from cardsmith.bytecode.inputs import InputError, read_input
 from cardsmith.bytecode.opcodes import BYTECODE_VERSION
 
 from .diagnostics import Diagnostic, Diagnostics
-from .packs import MAX_CHAIN, _find_parent, card_files, display_path
+from .packs import MAX_CHAIN, _find_parent, card_files, display_path, resolve_pack_ref
+from .result import CompileResult
 from .yamlsrc import MAX_FILE_BYTES, load_yaml_bytes
 
 ENTRY_VERSION = 2
@@ -253,6 +254,22 @@ def store(key: str, pack: CompiledPack, diagnostics: list[Diagnostic], cards_com
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         return False
+
+
+def compile_cached(ref: str | Path, diags: Diagnostics | None = None) -> CompileResult:
+    """`compile_pack(ref, diags, cache=True)`, with a hit served before any stage of the compiler is imported:
+    a command run on a pack that did not change pays for hashing its files and reading the entry, not for
+    loading the parser, the schemas and the checker."""
+    diags = diags if diags is not None else Diagnostics()
+    folder = resolve_pack_ref(str(ref))
+    key = cache_key(folder) if folder is not None else None
+    hit = load(key) if key else None
+    if hit is not None:
+        diags.items.extend(hit[1])
+        return CompileResult(hit[0], diags, cards_compiled=hit[2])
+    from .pipeline import compile_pack
+
+    return compile_pack(ref, diags, cache=True)
 
 
 def clear() -> int:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Diagnostics, Span, did_you_mean
-from .schema import validate
 from .yamlsrc import YamlDoc, load_yaml_file
 
 BUILTIN_DIR = Path(__file__).resolve().parent.parent / "cards"
@@ -170,6 +169,8 @@ Reader = Callable[[Path, str, str, Diagnostics], "YamlDoc | None"]
 
 
 def read_document(path: Path, kind: str, display: str, diags: Diagnostics) -> YamlDoc | None:
+    from .schema import validate  # the JSON Schema validators load on first use: a cache hit never needs them
+
     doc = load_yaml_file(path, diags, display)
     return doc if doc is not None and validate(doc, kind, diags) else None
 

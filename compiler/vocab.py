@@ -214,6 +214,12 @@ def _check_collisions(voc: Vocabulary, diags: Diagnostics) -> None:
             if t not in voc.card_types:
                 diags.error("E101", f"statistics: unknown card type '{t}'",
                             stats.doc.span((*stats.path, "played-types", i)), hint=did_you_mean(t, voc.card_types))
+        for name in stats.value.get("worth", {}):
+            if name not in voc.resources and not (name in voc.zones
+                                                  and voc.zones[name].value.get("owner", "player") != "shared"):
+                diags.error("E101", f"statistics.worth: '{name}' is neither a player's counter nor a zone each player "
+                            "has", stats.doc.span((*stats.path, "worth", name)),
+                            hint=did_you_mean(name, [*voc.resources, *voc.zones]))
     for pname, entry in voc.pieces.items():
         cap = entry.value.get("capacity")
         if cap and cap not in voc.stats:

@@ -1,21 +1,24 @@
 """The search agent: information-set Monte Carlo tree search over the VM's decisions.
 
 Each iteration deals a sample of the game from the agent's observation (what its seat knows, the
-unseen cards dealt again: observation.py), walks down one tree of decisions — every seat's, the
-option of each chosen by UCB from the deciding seat's point of view among the options this sample
-offers — adds one new decision, plays on at random to the end of the turn (at most `depth`
-decisions) and scores the position there (evaluation.py: the win share at the end of a game, else
-the lead by the rules' scoring counted now). The visit counts at the root decide. Options are told
-apart across samples by what they are (the card, its zone, the cell, the number), so a card seen
-differently in two samples is two branches, and an option counts as tried only in the samples that
-offer it (availability).
+unseen cards dealt again: observation.py), walks down a tree of the seat's decisions, the option at
+each chosen by UCB among the options this sample offers, adds one new decision, plays on at random to
+the end of its seat's turn (until another seat decides or the turn passes; at most `depth`
+decisions) and judges the position there (evaluation.py: the seat's lead in points by the rules'
+scoring counted now, plus what the pack declares unscored things worth; a finished game adds the
+win). UCB compares the options of a decision on their leads scaled to 0..1 between the worst and
+the best mean there, so that a lead of two points counts as much in a game of twenty points as in
+one of two hundred. The visit counts at the root decide. Options are told apart across samples by
+what they are (the card, its zone, the cell, the number), so a card seen differently in two samples
+is two branches, and an option counts as tried only in the samples that offer it (availability).
 
-The tree stops at the end of the turn the decision belongs to: every leaf is judged at the same point
-of the turn cycle. Judged at different points, "the score if the game ended now" favours whatever
-keeps the turn going (the other seats' turns have not scored yet), which plays worse than judging
-at the turn's end; looking past it needs a better judge than the rules' scoring, and budgets well
-beyond what a balance run can spend. Within the turn the search sees sequences of its own
-decisions and the other seats' replies (followers, windows), which a one-step look-ahead does not.
+The tree stops where the seat's turn does (another seat decides, or the turn passes): every leaf is
+judged at the same point of the turn cycle. Judged at different points, "the score if the game ended
+now" favours whatever keeps the turn going (the other seats have not moved yet, a phase that pays
+out has), which plays worse than judging at the turn's end; looking past it needs a better judge
+than the rules' scoring, and budgets well beyond what a balance run can spend. Within the turn the
+search sees sequences of its own decisions, which a one-step look-ahead does not, and it averages
+many samples of what it cannot see where the greedy agent tries one.
 
 Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012): one tree for the searching seat, its
 opponents' hidden choices treated as moves it samples. The budget is iterations per decision
@@ -32,7 +35,7 @@ import random
 import time
 from typing import TYPE_CHECKING, Any
 
-from .evaluation import values
+from .evaluation import margins
 from .observation import observe
 
 if TYPE_CHECKING:
@@ -71,12 +74,13 @@ class SearchAgent:
     name = "search"
 
     def __init__(self, seed: int = 0, iterations: int = DEFAULT_ITERATIONS, seconds: float | None = None,
-                 depth: int = 30, c: float = 0.4) -> None:
+                 depth: int = 30, c: float = 0.7, turns: int = 1) -> None:
         self.rng = random.Random(seed)
         self.iterations = iterations
         self.seconds = seconds
         self.depth = depth
         self.c = c
+        self.turns = turns  # how many of its own turns an iteration looks ahead (the other seats play at random)
         self.spent = 0  # iterations run over the agent's life (for benchmarks)
         self._kept: tuple | None = None  # (decisions made, seat, node) of the option chosen last
 
@@ -128,50 +132,69 @@ class SearchAgent:
     def _iterate(self, g: Game, d: Decision, root: Node) -> None:
         rng = self.rng
         c = self.c
-        node = root
+        node: Node | None = root  # None once the walk has left the tree (the play-out)
         path: list[tuple[Node, int]] = []
         at_root = True
-        turn = g.state.turn  # the search looks ahead to the end of this turn: every leaf is judged there
-        while d is not None and g.state.turn == turn:
-            keys = list(range(len(d.options))) if at_root else [option_key(g, d, i) for i in range(len(d.options))]
-            at_root = False
-            children = node.children
-            untried = []
-            for i, k in enumerate(keys):
-                child = children.get(k)
-                if child is None:
-                    untried.append(i)
-                else:
-                    child.avail += 1
-            seat = d.seat
-            if untried:
-                i = untried[rng.randrange(len(untried))]
-                child = children[keys[i]] = Node()
-                path.append((child, seat))
-                g.decide(i)
+        st = g.state
+        me, turn = d.seat, st.turn
+        ends = 0  # turns of the seat that ended: the walk stops after `turns` of them
+        mine = True
+        budget = self.depth * (2 * self.turns + 1)
+        while d is not None and budget > 0:
+            budget -= 1
+            if mine and not (d.seat == me and st.turn == turn):
+                mine = False  # another seat decides, or the turn passed: the seat's turn is over
+                ends += 1
+                if ends >= self.turns:
+                    break
+            if d.seat == me:
+                if not mine:  # the seat's next turn: the tree goes on over its decisions (open loop)
+                    mine, turn = True, st.turn
+                if node is None:
+                    g.decide(rng.randrange(len(d.options)))
+                    d = g.advance(limit_decisions=0)
+                    continue
+                keys = list(range(len(d.options))) if at_root else \
+                    [option_key(g, d, i) for i in range(len(d.options))]
+                at_root = False
+                children = node.children
+                untried = []
+                for i, k in enumerate(keys):
+                    child = children.get(k)
+                    if child is None:
+                        untried.append(i)
+                    else:
+                        child.avail += 1
+                if untried:
+                    i = untried[rng.randrange(len(untried))]
+                    child = children[keys[i]] = Node()
+                    path.append((child, me))
+                    node = None
+                    g.decide(i)
+                    d = g.advance(limit_decisions=0)
+                    continue
+                # leads in points, made 0..1 across the options here (the spread of a decision, not of the game)
+                means = [children[k].total / children[k].visits for k in keys]
+                lo, hi = min(means), max(means)
+                spread = hi - lo or 1.0
+                best_i, best_u = 0, -math.inf
+                for i, k in enumerate(keys):
+                    child = children[k]
+                    u = (means[i] - lo) / spread + c * math.sqrt(math.log(child.avail) / child.visits)
+                    if u > best_u:
+                        best_i, best_u = i, u
+                node = children[keys[best_i]]
+                path.append((node, me))
+                g.decide(best_i)
                 d = g.advance(limit_decisions=0)
-                break
-            best_i, best_u = 0, -1.0
-            for i, k in enumerate(keys):
-                child = children[k]
-                u = child.total / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
-                if u > best_u:
-                    best_i, best_u = i, u
-            node = children[keys[best_i]]
-            path.append((node, seat))
-            g.decide(best_i)
+                continue
+            g.decide(rng.randrange(len(d.options)))  # the other seats play at random
             d = g.advance(limit_decisions=0)
-        # the play-out: every seat plays on at random to the end of the turn (at most `depth` decisions)
-        for _ in range(self.depth):
-            if d is None or g.state.turn != turn:
-                break
-            g.decide(rng.randrange(len(d.options)))
-            d = g.advance(limit_decisions=0)
-        vals = values(g, in_place=True)
+        vals = margins(g, in_place=True)
         root.visits += 1
-        for node, seat in path:
-            node.visits += 1
-            node.total += vals[seat]
+        for n, seat in path:
+            n.visits += 1
+            n.total += vals[seat]
 
 
 def _settled(root: Node, left: int) -> bool:

@@ -110,10 +110,11 @@ class Visibility:
             return
         blind = 0 if whole else self.everyone(st) & ~saw & ~sees_after  # seats that cannot tell which card went
         if blind and known:
-            # any card of the source may be the one that went: none is known there to those seats any more
-            for cid in known.keys() & src:
-                k = known[cid]
-                if k & blind:
+            # any card of the source may be the one that went: none is known there to those seats any more (the
+            # source walked as it is: no set of it made at every move, a deck's hundred cards at every draw)
+            for cid in src:
+                k = known.get(cid)
+                if k is not None and k & blind:
                     k &= ~blind
                     if k:
                         known[cid] = k

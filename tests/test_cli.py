@@ -126,3 +126,56 @@ def test_simulate_json_reports_the_shared_counters_at_the_end():
     game = json.loads(res.stdout)["games"][0]
     end = game["shared_counters"]
     assert (end["temperature"], end["oxygen"], end["oceans"]) == (8, 14, 9) and end["generation"] >= 1
+
+
+def test_the_command_table_names_each_command_s_module_and_help():
+    """`cardsmith --help` lists the commands from cli.COMMANDS without importing them: each entry must name the
+    module that defines the command and the first paragraph of its help, so the list cannot drift."""
+    import click
+
+    from cardsmith import cli
+
+    cli._load_all()
+    assert set(main.commands) == set(cli.COMMANDS)
+    for name, (module, first) in cli.COMMANDS.items():
+        cmd = main.commands[name]
+        assert cmd.callback.__module__ == f"cardsmith.cli.{module}", name
+        assert " ".join(cmd.help.split("\n\n")[0].split()) == first, name
+        assert click.utils.make_default_short_help(first, 60) == cmd.get_short_help_str(60), name
+
+
+def test_help_loads_no_command_and_no_compiler():
+    """--help in a fresh interpreter imports neither a command's module nor the compiler's stages nor the VM."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from cardsmith.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('cardsmith.')))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    loaded = run.stdout.strip().splitlines()[-1]
+    for heavy in ("cardsmith.compiler.pipeline", "cardsmith.compiler.parse", "cardsmith.runtime.vm",
+                  "cardsmith.cli.validate", "cardsmith.cli.play"):
+        assert heavy not in loaded, loaded
+
+
+def test_validate_of_an_unchanged_pack_needs_no_compiler_stage(tmp_path):
+    """validate on a warm cache, in a fresh interpreter: the findings from the cached compile, without importing
+    the parser, the checker or the schemas."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "CARDSMITH_CACHE": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    code = ("import sys; from cardsmith.cli import main\n"
+            "try:\n    main(['validate', 'living-forest'])\nexcept SystemExit as e:\n    print('exit', e.code)\n"
+            "print(sorted(m for m in sys.modules if m.startswith('cardsmith.compiler.')))")
+    first = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    second = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert "exit 0" in first.stdout and "exit 0" in second.stdout, first.stderr + second.stderr
+    assert first.stderr == second.stderr  # the same report
+    loaded = second.stdout.strip().splitlines()[-1]
+    assert "cardsmith.compiler.pipeline" in first.stdout
+    for heavy in ("cardsmith.compiler.pipeline", "cardsmith.compiler.parse", "cardsmith.compiler.schema",
+                  "cardsmith.compiler.check"):
+        assert heavy not in loaded, loaded

@@ -607,3 +607,12 @@ def test_a_save_whose_agent_name_is_not_a_name(tmp_path, saved_game, name):
     result = cli("resume", path)
     no_crash(result)
     assert result.exit_code == 1 and "is not one of the agents" in result.stderr and len(result.stderr) < 500
+
+
+def test_save_at_0_of_a_game_that_faults_before_its_first_decision(tmp_path):
+    """Found by the campaign: the save plays on to the first decision, where the game's fault was uncaught."""
+    folder = pack_with(tmp_path, replace={"rules.yaml": ('game: "nothing"',
+                                                         'game: "gain 999999999999999 soil, gain up to soil soil"')})
+    result = cli("simulate", folder, "-n", "1", "--no-cache", "--save-at", "0", tmp_path / "g.json")
+    no_crash(result)
+    assert result.exit_code == 1 and "R001" in result.stderr and "would offer more than" in result.stderr

@@ -8,6 +8,7 @@ internal error.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import sys
 import traceback
@@ -46,7 +47,54 @@ def _tolerant_streams() -> None:
                 setattr(sys, name, _TerminalFilter(stream))
 
 
+# The commands, the module that defines each (imported only when the command runs, or its --help is asked for,
+# so that `cardsmith --help` does not load the compiler and the VM) and the first paragraph of its help, which
+# `cardsmith --help` lists. tests/test_cli.py checks both against the commands themselves.
+COMMANDS = {
+    "balance": ("balance", "Simulate seeded games and write a balance report: an HTML page with plots."),
+    "compile": ("build", "Compile a pack to bytecode (versioned JSON)."),
+    "coverage": ("coverage", "List the language features each card uses, and how many cards use each feature."),
+    "describe": ("reference", "Print the text of every card's abilities, generated from the compiled pack."),
+    "diff": ("catalog", "Compare two versions of a pack, card by card."),
+    "disasm": ("build", "Print bytecode beside the source line it came from."),
+    "export": ("catalog", "Export a pack's cards as a relational database: SQLite, CSV or JSON."),
+    "lsp": ("lsp", "Run the cardsmith language server for pack folders (LSP over stdio)."),
+    "new": ("scaffold", "Create a pack or a card from a template that validates at once."),
+    "packs": ("build", "List the built-in packs with their versions and card counts."),
+    "play": ("interactive", "Play a game in the terminal: you take one seat, bots the others."),
+    "query": ("catalog", "Find cards by what they are and what they do."),
+    "reference": ("reference", "Write the rule reference and card catalogue of a pack."),
+    "replay": ("play", "Re-run logged games and verify that each plays out exactly as logged."),
+    "resume": ("saves", "Resume a saved game and play it to the end with the saved agents."),
+    "schema": ("build", "Print the JSON Schemas validation uses (pack, rules, cards, scenario)."),
+    "sheets": ("reference", "Print cards on sheets: 63 x 88 mm, 3 x 3 per page, 3 mm bleed, crop marks."),
+    "simulate": ("play", "Play many seeded games with bots and report scores and win rates."),
+    "site": ("catalog", "Build a static card browser: a folder that works from file:// and any static host."),
+    "test": ("play", "Run scenario files: a starting state, a program with scripted decisions, the expected state."),
+    "validate": ("validate", "Check card packs: YAML, schemas, effect-language syntax, names, types and timings."),
+}
+
+
 class _Group(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in COMMANDS:
+            importlib.import_module(f"{__name__}.{COMMANDS[name][0]}")
+        return super().get_command(ctx, name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The list of commands from COMMANDS, as click would write it, without importing any of them."""
+        from click.utils import make_default_short_help
+
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(n) for n in names)
+        rows = [(n, make_default_short_help(COMMANDS[n][1], limit) if n in COMMANDS and n not in self.commands
+                 else self.commands[n].get_short_help_str(limit)) for n in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
     def invoke(self, ctx: click.Context):
         _tolerant_streams()
         try:
@@ -95,8 +143,7 @@ def main() -> None:
     """
 
 
-def _register() -> None:
-    from . import balance, build, catalog, coverage, interactive, lsp, play, reference, saves, scaffold, validate  # noqa: F401  (each module adds its commands to `main`)
-
-
-_register()
+def _load_all() -> None:
+    """Import every command module (each adds its commands to `main`): for tools that walk all the commands."""
+    for module in sorted({m for m, _ in COMMANDS.values()}):
+        importlib.import_module(f"{__name__}.{module}")

@@ -15,8 +15,7 @@ import click
 
 from cardsmith.bytecode import CompiledPack
 from cardsmith.compiler.diagnostics import Diagnostics
-from cardsmith.compiler.pipeline import CompileResult, compile_pack
-from cardsmith.runtime.agents import AGENTS, agent_problem
+from cardsmith.compiler.result import CompileResult
 
 from .validate import emit_diagnostics
 
@@ -76,7 +75,14 @@ def compile_or_exit(pack: str, fmt: str = "text", cache: bool = False) -> Compil
 
     A cache hit carries the compiled pack but no checked AST: commands that describe cards or compile
     more programs against the pack (describe, reference, scenarios) compile without the cache."""
-    res = compile_pack(pack, Diagnostics(), cache=cache)
+    if cache:  # a hit needs none of the compiler's stages: cache.py serves it before importing them
+        from cardsmith.compiler.cache import compile_cached
+
+        res = compile_cached(pack, Diagnostics())
+    else:
+        from cardsmith.compiler.pipeline import compile_pack
+
+        res = compile_pack(pack, Diagnostics())
     if not res.ok:
         emit_diagnostics(res.diagnostics.sorted(), fmt)
         click.echo(f"{pack}: {len(res.diagnostics.errors)} error(s); nothing compiled", err=True)
@@ -115,15 +121,20 @@ def pack_params(pack: CompiledPack, values: tuple[str, ...]) -> dict:
     return overrides
 
 
-AGENT_HELP = (f"{', '.join(AGENTS)}; search takes a budget per decision: search:400 (iterations, the same game for "
-              "a seed) or search:0.5s (seconds)")
+def agent_help() -> str:
+    from cardsmith.runtime.agents import AGENTS
+
+    return (f"{', '.join(AGENTS)}; search takes a budget per decision: search:400 (iterations, the same game for "
+            "a seed) or search:0.5s (seconds)")
 
 
 def agent_names(agents: str) -> list[str]:
     """The comma-separated --agents, each a known agent (with its budget: search:400)."""
     names = [a.strip() for a in agents.split(",") if a.strip()]
     if not names:
-        raise click.BadParameter(f"no agent given; agents: {AGENT_HELP}", param_hint="--agents")
+        raise click.BadParameter(f"no agent given; agents: {agent_help()}", param_hint="--agents")
+    from cardsmith.runtime.agents import agent_problem
+
     for name in names:
         problem = agent_problem(name)
         if problem:
@@ -149,7 +160,7 @@ def game_batch_options(default_games: int, outcome: str, agents: str = "random",
         click.option("--players", "-p", default=None, type=int, help="Players per game (default: the pack's minimum)."),
         click.option("--seed", "-s", default=0, show_default=True, type=int, help="Game i uses seed SEED+i."),
         click.option("--agents", "-a", default=agents, show_default=True,
-                     help=f"Comma-separated agents, assigned to seats in turn ({AGENT_HELP}).{agents_help}"),
+                     help=f"Comma-separated agents, assigned to seats in turn ({agent_help()}).{agents_help}"),
         click.option("--param", "params", multiple=True, metavar="NAME=VALUE", help="Override a rule parameter."),
         click.option("--max-decisions", default=None, type=click.IntRange(100),
                      help="Safety cap per game; a capped game is scored where it stopped and counted as capped."),

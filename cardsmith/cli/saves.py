@@ -41,11 +41,10 @@ def save_first_game(pack, players: int, seed: int, agent_names: list[str], param
 
     try:
         play_until(game, at)
+        write_save(game, path)  # which plays on to the next decision first
     except RuntimeFault as e:  # the game to save cannot be played that far: the fault, as simulate reports it
         click.echo(f"{e}", err=True)
         sys.exit(1)
-    try:
-        write_save(game, path)
     except (SaveError, OSError) as e:
         from cardsmith.bytecode.inputs import printable
 

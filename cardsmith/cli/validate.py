@@ -19,7 +19,6 @@ from cardsmith.compiler.diagnostics import (
     resolved,
 )
 from cardsmith.compiler.packs import find_packs, has_pack, resolve_pack_ref
-from cardsmith.compiler.pipeline import compile_pack
 
 from . import main
 
@@ -67,7 +66,11 @@ def _in_files(d: Diagnostic, files: set[Path]) -> bool:
 @click.option("--changed-since", "rev", metavar="REV",
               help="Report only findings on lines changed since the git revision REV (a branch, tag or commit; "
                    "against the working tree; untracked files count as changed in full).")
-def validate(paths: tuple[str, ...], fmt: str, rev: str | None) -> None:
+@click.option("--no-cache", is_flag=True,
+              help="Compile from source and leave the compile cache alone (location: $CARDSMITH_CACHE, else "
+                   "~/.cache/cardsmith; safe to delete). A pack that did not change is otherwise checked from its "
+                   "cached compile: the same findings, without compiling again.")
+def validate(paths: tuple[str, ...], fmt: str, rev: str | None, no_cache: bool) -> None:
     """Check card packs: YAML, schemas, effect-language syntax, names, types and timings.
 
     PATHS are pack folders, folders holding packs (searched recursively), files inside a pack,
@@ -132,7 +135,14 @@ def validate(paths: tuple[str, ...], fmt: str, rev: str | None) -> None:
         if key in seen:
             continue
         seen.add(key)
-        res = compile_pack(str(folder), Diagnostics())
+        if no_cache:
+            from cardsmith.compiler.pipeline import compile_pack
+
+            res = compile_pack(str(folder), Diagnostics())
+        else:
+            from cardsmith.compiler.cache import compile_cached
+
+            res = compile_cached(str(folder), Diagnostics())
         cards += res.cards_compiled
         files = named[key]
         diags.items.extend(d for d in res.diagnostics if files is None or _in_files(d, files))

@@ -315,14 +315,15 @@ class Viewer:
         w = geo.width
         rows = range(min(i // w for i in used), max(i // w for i in used) + 1)
         cols = range(min(i % w for i in used), max(i % w for i in used) + 1)
-        size = 14
+        names = {i: self.card_text(game, cells[i], cell=False) for i in used if cells[i] is not None}
+        size = min(18, max([5, *map(len, names.values())]) + 2)  # a cell as wide as its longest name, within reason
         out = [f"  {self.zone_name(zname)}:"]
         for r in rows:
             row = []
             for c in cols:
                 cell = r * w + c
                 if cells[cell] is not None:
-                    text = self.card_text(game, cells[cell], cell=False)[:size]
+                    text = names[cell][:size]
                 elif cell in number:
                     text = f"[{number[cell]}]"
                 else:

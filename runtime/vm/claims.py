@@ -34,14 +34,24 @@ class Claim:
     `reads` is what the condition reads for any card; `card_reads(defn)` what it reads when the card of
     its query is of that definition (a goal reads what that card's goal reads)."""
 
-    __slots__ = ("_by_defn", "body", "code", "cond", "pack", "players", "query", "query_reads", "reads")
+    __slots__ = ("_by_defn", "_reading", "body", "code", "cond", "pack", "players", "query", "query_reads", "reads")
 
     def __init__(self, pack, code: Code, cond: Linked, query: Query | None, body: Linked, players: list | None,
                  reads: frozenset):
         self.pack, self.code = pack, code
         self.cond, self.query, self.body, self.players, self.reads = cond, query, body, players, reads
         self._by_defn: dict[int, frozenset] = {}
+        self._reading: dict[str, frozenset[int]] = {}
         self.query_reads: frozenset = frozenset()  # what decides which cards the query holds
+
+    def defns_reading(self, changed: str) -> frozenset[int]:
+        """The card definitions for which this claim's condition reads `changed` (made once per name): a change
+        no card of the query could care about costs no query."""
+        hit = self._reading.get(changed)
+        if hit is None:
+            hit = self._reading[changed] = frozenset(
+                d for d in range(len(self.pack.cards)) if changed in (r := self.card_reads(d)) or ANY in r)
+        return hit
 
     def card_reads(self, defn: int) -> frozenset:
         hit = self._by_defn.get(defn)
@@ -118,33 +128,48 @@ def _in_play(pack) -> set[str]:
 
 
 def due(vm: VM, f, changed: str) -> list[tuple]:
-    """(body, seat, card, claimer) of every claim that comes true now, recorded as claimed, in order."""
+    """(body, seat, card, claimer) of every claim that comes true now, recorded as claimed, in order: the rules'
+    claims, then those of the cards in play. Runs after every change a claim could read (every move into a
+    hand, in Earth): claims that do not read `changed` are passed over without building anything."""
     lk, st = vm.linker, vm.state
-    found = []
-    watched = [(i, c, None) for i, c in enumerate(lk.rule_claims)]
+    found: list[tuple] = []
+    for i, claim in enumerate(lk.rule_claims):
+        reads = claim.reads
+        if changed in reads or ANY in reads:
+            _check(vm, f, changed, i, claim, None, found)
+    per_card = lk.card_claims
+    cards = st.cards
     for cid in st.live_triggers:  # the cards in play with claims of their own
-        card = st.cards[cid]
-        watched += [((cid, i), c, cid) for i, c in enumerate(lk.card_claims[card.defn])]
-    for key, claim, holder in watched:
-        if changed not in claim.reads and ANY not in claim.reads:
-            continue
-        for seat in _seats(vm, f, claim, holder):
-            cands = [None]
-            if claim.query is not None:
-                probe = _Probe(seat, holder, f.vars)
-                cands = vm.query(claim.query, probe)
-            for card in cands:
-                mark = (key, seat, card)
-                if mark in st.claims:
-                    continue
-                if card is not None:  # only what this card's condition reads can make it true
-                    card_reads = claim.card_reads(st.cards[card].defn)
-                    if changed not in card_reads and ANY not in card_reads:
-                        continue
-                if vm.eval_sync(claim.cond, seat, card, holder, vars=f.vars):
-                    st.claims.add(mark)
-                    found.append((claim.body, seat, card, holder))
+        claims = per_card[cards[cid].defn]
+        for i, claim in enumerate(claims):
+            reads = claim.reads
+            if changed in reads or ANY in reads:
+                _check(vm, f, changed, (cid, i), claim, cid, found)
     return found
+
+
+def _check(vm: VM, f, changed: str, key, claim: Claim, holder: int | None, found: list[tuple]) -> None:
+    """Check one claim that reads `changed`, for each player (and card) it watches; record and keep what holds."""
+    st = vm.state
+    wanted = None
+    if claim.query is not None:
+        wanted = claim.defns_reading(changed)
+        if not wanted:
+            return
+    for seat in _seats(vm, f, claim, holder):
+        cands = [None]
+        if claim.query is not None:
+            probe = _Probe(seat, holder, f.vars)
+            cands = vm.query(claim.query, probe)
+        for card in cands:
+            mark = (key, seat, card)
+            if mark in st.claims:
+                continue
+            if card is not None and st.cards[card].defn not in wanted:  # only what its condition reads matters
+                continue
+            if vm.eval_sync(claim.cond, seat, card, holder, vars=f.vars):
+                st.claims.add(mark)
+                found.append((claim.body, seat, card, holder))
 
 
 def _seats(vm: VM, f, claim: Claim, holder: int | None) -> list[int]:

@@ -332,7 +332,8 @@ class VM:
                 if pred is not None and (card is None or card == tid or not pred(self, f, st.cards[card])):
                     continue  # a card's triggers about cards never fire for the card itself
                 started.append((lc, tcard.seat, card, tid))
-        claims = due(self, f, name if name is not None else verb) if lk.claim_names else ()
+        changed = name if name is not None else verb
+        claims = due(self, f, changed) if lk.claim_names and lk.claims_read(changed) else ()
         if not started:
             return self._claim(f, claims) if claims else None
         if f.depth + 1 > MAX_TRIGGER_DEPTH:
