@@ -89,13 +89,16 @@ class CardDef:
     # 'prevent ...' of ongoing abilities: {"names": [...], "opponents": bool, "scope": "this" | "you"}
     prevents: list[dict] = field(default_factory=list)
     claims: list[ClaimDef] = field(default_factory=list)  # 'as soon as ...' of ongoing abilities
+    # 'pay ... with ...' of ongoing abilities: payment sources live while the card is in play, for its owner
+    payments: list[dict] = field(default_factory=list)
     back: str | None = None  # the id of the other side of a double-sided card
     is_back: bool = False
     pack: str = ""
 
     def to_json(self) -> dict:
         d = {k: v for k, v in asdict(self).items() if k not in ("abilities", "checks", "conditions", "triggers",
-                                                                 "claims")}
+                                                                 "claims")
+             and (k != "payments" or v)}  # a card without payment sources reads as it did before them
         d["claims"] = [c.to_json() for c in self.claims]
         d["abilities"] = {k: c.to_json() for k, c in self.abilities.items()}
         d["checks"] = {k: c.to_json() for k, c in self.checks.items()}
@@ -151,6 +154,10 @@ class CompiledPack:
     # window name -> [{"label": text, "guard": Code | None, "code": Code}]: what 'open window NAME' offers
     windows: dict[str, list[dict]] = field(default_factory=dict)
     claims: list[ClaimDef] = field(default_factory=list)  # rules.yaml 'as-soon-as'
+    # payment sources of rules.yaml: {currency, counter | query, rate, target, spend, text}
+    payments: list[dict] = field(default_factory=list)
+    # effects that may be done in part: {effect, whose?, names?}
+    may_fall_short: list[dict] = field(default_factory=list)
     format: int = BYTECODE_VERSION
 
     def card(self, card_id: str) -> CardDef | None:
@@ -217,6 +224,9 @@ class CompiledPack:
             "windows": {w: [{"label": o["label"], "guard": o["guard"].to_json() if o["guard"] else None,
                              "code": o["code"].to_json()} for o in opts] for w, opts in self.windows.items()},
             "claims": [c.to_json() for c in self.claims],
+            # only when declared: a pack without them reads as it always did
+            **({"payments": self.payments} if self.payments else {}),
+            **({"may_fall_short": self.may_fall_short} if self.may_fall_short else {}),
         }
 
     @staticmethod
@@ -241,6 +251,7 @@ class CompiledPack:
             windows={w: [{"label": o["label"], "guard": Code.from_json(o["guard"]), "code": Code.from_json(o["code"])}
                          for o in opts] for w, opts in d.get("windows", {}).items()},
             claims=[ClaimDef.from_json(c) for c in d.get("claims", [])],
+            payments=d.get("payments", []), may_fall_short=d.get("may_fall_short", []),
         )
 
 
@@ -256,7 +267,7 @@ def validate_code(code: Code) -> list[str]:
         if len(ins) - 1 != len(op.operands):
             problems.append(f"{code.name}[{i}]: {op.name} takes {len(op.operands)} operands, got {len(ins) - 1}")
             continue
-        if op.name in ("JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN", "NEXT_CARD", "NEXT_PLAYER") \
+        if op.name in ("JUMP", "JUMP_IF", "JUMP_IF_NOT", "COUNTDOWN", "NEXT_CARD", "NEXT_PLAYER", "NEXT_PART") \
                 and not 0 <= ins[1] <= n:
             problems.append(f"{code.name}[{i}]: jump target {ins[1]} out of range")
         if op.name == "SWITCH" and not all(0 <= t <= n for t in ins[1]):

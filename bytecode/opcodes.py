@@ -154,6 +154,28 @@ OPS: tuple[Op, ...] = (
        "activate autumn ability of it", decides=True),
     Op("REVEAL", ("source",), "n --", "Reveal the n-th card from the top of a pile as 'it' without moving it.",
        "reveal 1 from stack"),
+    # payment with substitutes, and what can be done
+    Op("CAN_PAY", ("currencies", "for_card"), "a1 .. ak [c] -- b", "Whether the current player can pay the "
+       "amounts a1 .. ak of the currencies, from the currency itself (a resource) and every payment source that "
+       "applies (rules.yaml's payments, live sources of the player's cards in play; with for_card, also those for "
+       "a card matching the card c popped last, never c itself). Exact: a bounded search over the sources (cost "
+       "check).", "pay 2 coin for it: ... -> CAN_PAY"),
+    Op("PAY", ("currencies", "for_card"), "a1 .. ak [c] --", "Pay the amounts as CAN_PAY reads them, asking for one "
+       "source at a time among those that leave the rest payable (a resource: which one, then how many units; a "
+       "card: which card as which currency) and asking nothing when one way is left. Units are lost; a card is "
+       "spent by its source's program, with the card as 'it'.", "pay 2 coin for it", decides=True),
+    Op("CAN_ACTIVATE", ("timing",), "c -- b", "Whether card c has an ability of the timing (or of one that matches "
+       "it) whose leading conditions and cost hold (read from its bytecode) and which can be performed "
+       "in full (a trial, when the ability has an effect that may fall short).", "can activate spring ability of it"),
+    Op("CAN_PERFORM", ("code",), "-- b", "Whether the program can be performed in full now: its leading conditions "
+       "and cost hold, then a trial on a copy of the game in which an effect that falls short (beyond the pack's "
+       "may-fall-short) fails, exploring the decisions met (skipped when nothing in it can fall short).",
+       "can (move it to shed, gain 2 coin)"),
+    Op("ORDER", ("labels",), "-- iter", "The player orders the parts of 'in any order' (the labels); only the "
+       "orders that can be performed in full are offered when a part may fall short.",
+       "in any order: gain 1 coin, lose 1 coin", decides=True),
+    Op("NEXT_PART", ("target",), "iter -- iter i | ", "The next part of the chosen order, or drop the iterator and "
+       "jump."),
 )
 
 BY_NAME: dict[str, Op] = {op.name: op for op in OPS}

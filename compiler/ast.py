@@ -217,6 +217,15 @@ class CardIs(Node):
 
 
 @dataclass(frozen=True)
+class Can(Node):
+    """'can STATEMENT': whether the statement can be done in full now (its costs paid, its conditions met,
+    every effect it must perform performed)."""
+
+    stmt: Stmt
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class BinOp(Node):
     op: str  # + - * / and or = != < <= > >=
     left: Expr
@@ -246,7 +255,7 @@ class Cond(Node):
     span: Span = _span()
 
 
-Expr = Num | Bool | VarX | Name | Attr | Pieces | Count | SumOf | Func | CardIs | BinOp | Not | Neg | Cond | Param
+Expr = Num | Bool | VarX | Name | Attr | Pieces | Count | SumOf | Func | CardIs | Can | BinOp | Not | Neg | Cond | Param
 
 
 @dataclass(frozen=True)
@@ -285,6 +294,31 @@ class Lose(Node):
 @dataclass(frozen=True)
 class Pay(Node):
     items: tuple[tuple[Amount, str], ...]
+    for_card: CardRef | Param | None = None  # "for it": the card paid for (sources "for a card with ..." apply)
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PaySource(Node):
+    """'pay CURRENCY with SOURCE [at RATE] [for a card with FILTERS] [: SPEND]': what else pays a currency.
+
+    The source is a resource of the payer (its units are lost) or a card query (each card pays once, by the
+    SPEND statements, run with the card as 'it'); RATE is what one unit or card is worth (the card as 'it')."""
+
+    currency: str
+    counter: str | None = None
+    query: Query | None = None
+    rate: Expr | None = None
+    target: tuple[Filter, ...] | None = None  # the thing paid for must be a card with these filters
+    spend: tuple[Stmt, ...] | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class InAnyOrder(Node):
+    """'in any order: A, B, C': the player orders the statements (each a part)."""
+
+    parts: tuple[Stmt, ...]
     span: Span = _span()
 
 
@@ -611,6 +645,7 @@ Stmt = (
     | Shuffle | Modify | Prevent | ActivateTiming | Activation | ActivateCopy | OpenWindow | AsSoonAs | Mark
     | Flip | Reveal | ChooseX | Let | Move
     | MoveCard | Place | Remove | Costed | If | Scoped | ForEach | Repeat | ChooseOne | ChooseCard | Trigger
+    | PaySource | InAnyOrder
 )
 
 

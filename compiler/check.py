@@ -11,11 +11,13 @@ from dataclasses import dataclass, replace
 
 from . import ast as A
 from .diagnostics import Diagnostics, SourceCache, Span, did_you_mean
+from .unparse import text as text_of
 from .vocab import Vocabulary
 
 BUILTIN_WORDS = ("gain", "lose", "pay", "set", "score", "may", "emit", "end", "shuffle", "modify", "activate",
                  "mark", "unmark", "reveal", "choose", "move", "place", "remove", "if", "each", "for", "repeat",
-                 "up", "when", "nothing")
+                 "up", "when", "nothing", "in")
+MAX_ORDER_PARTS = 5  # 'in any order' offers every order of its parts: 5 parts are 120 orders
 FUNCS = {"min": (2, 9), "max": (2, 9), "abs": (1, 1), "nth": (2, 2), "sets": (2, 16), "path": (2, 2),
          "rows": (1, 1), "columns": (1, 1), "neighbours": (2, 2), "distinct": (1, 1), "occurrences": (2, 2)}
 BUILTIN_NAMES = {"player-count", "total-score"}  # names every pack can use in expressions
@@ -27,7 +29,7 @@ PLAYER_WORDS = {"you", "active", "left", "right", "first"}
 class Context:
     """What a program may refer to where it stands."""
 
-    kind: str  # ability | flow | condition | scoring | macro
+    kind: str  # ability | flow | condition | scoring | macro | payment (rules.yaml's payments)
     card_type: str | None = None  # the card whose ability this is, if any
     has_this: bool = False
     has_it: bool = False
@@ -60,6 +62,7 @@ class Checker:
         self.broken_macros = broken_macros or set()
         self.silenced = 0  # programs that cannot compile for an error reported elsewhere
         self._lines = SourceCache()
+        self.paid: set[str] = set()  # every currency some 'pay' or 'can pay' names (W120 for the others)
 
     def word(self, span: Span, word: str) -> Span:
         """The span of `word` inside a statement's span, so an unknown name is pointed at exactly."""
@@ -149,7 +152,55 @@ class Checker:
     def s_Pay(self, s: A.Pay, ctx: Context) -> None:
         for amount, res in s.items:
             self.amount(amount, ctx)
-            self.counter_name(res, s.span, ctx)
+            self.currency_name(res, s.span, ctx)
+        if s.for_card is not None:
+            self.cardref(s.for_card, ctx)
+
+    def currency_name(self, name: str, span: Span, ctx: Context) -> None:
+        """What 'pay' takes: a resource, or a unit that only payment sources pay (a currency)."""
+        if name in self.voc.currencies or self.param(name, ctx):
+            self.paid.add(name)
+            return
+        self.counter_name(name, span, ctx)
+
+    def s_PaySource(self, s: A.PaySource, ctx: Context) -> None:
+        voc = self.voc
+        if not (ctx.allow_live or ctx.kind == "payment"):
+            self.err(ctx, "E120", "a payment source ('pay ... with ...') is declared in rules.yaml's payments or at "
+                     "the top of an ongoing ability, where it stays live", s.span,
+                     hint=f"to pay now, say 'pay AMOUNT {s.currency}'")
+        if s.currency in voc.counters or s.currency in voc.pieces or s.currency in voc.params:
+            what = "shared counter" if s.currency in voc.counters else \
+                "piece" if s.currency in voc.pieces else "param"
+            self.err(ctx, "E122", f"'{s.currency}' is a {what}: a currency is a resource of the payer, or a unit "
+                     "only payment sources pay", self.word(s.span, s.currency))
+        inner = self._inner(ctx, allow_live=False)
+        if s.counter is not None:
+            if s.counter not in voc.resources and not self.param(s.counter, ctx):
+                self.unknown(ctx, "resource", s.counter, voc.resources, self.word(s.span, s.counter))
+            if s.spend:
+                self.err(ctx, "E121", f"a resource pays by being lost: '{s.counter}' needs no statement after ':'",
+                         s.spend[0].span, hint=f"write 'pay {s.currency} with {s.counter}'")
+            if s.rate is not None:
+                self.expect(s.rate, "int", inner)
+        else:
+            self.query(s.query, inner)
+            if s.rate is not None:
+                self.expect(s.rate, "int", replace(inner, has_it=True))
+            if not s.spend:
+                self.err(ctx, "E121", "a card that pays must be spent: say how after ':' (the card is 'it')",
+                         s.span, hint=f"e.g. '{text_of(s)}: move it to discard'")
+            else:
+                self.stmts(s.spend, replace(inner, has_it=True))
+        for f in s.target or ():
+            self.filter(f, inner)
+
+    def s_InAnyOrder(self, s: A.InAnyOrder, ctx: Context) -> None:
+        if not 2 <= len(s.parts) <= MAX_ORDER_PARTS:
+            self.err(ctx, "E123", f"'in any order' orders 2 to {MAX_ORDER_PARTS} statements; it has "
+                     f"{len(s.parts)}", s.span, hint="the statements after ':' are the parts; group a part's "
+                     "steps in parentheses")
+        self.stmts(s.parts, self._inner(ctx))
 
     def s_SetCounter(self, s: A.SetCounter, ctx: Context) -> None:
         self.counter_name(s.name, s.span, ctx)
@@ -357,6 +408,8 @@ class Checker:
     def _payable(self, s: A.Pay, ctx: Context) -> None:
         """A fixed price above a resource's declared maximum can never be paid: the ability is dead."""
         for amount, res in s.items:
+            if res in self.voc.currencies:
+                continue  # other sources may pay it
             entry = self.voc.resources.get(res)
             cap = entry.value.get("max") if entry is not None and isinstance(entry.value, dict) else None
             if (amount.kind == "exact" and isinstance(amount.value, A.Num) and isinstance(cap, int)
@@ -426,10 +479,14 @@ class Checker:
         if name in self.voc.resources or name in self.voc.counters or self.param(name, ctx):
             return
         span = self.word(span, name)
-        cands = list(self.voc.resources) + list(self.voc.counters)
+        cands = list(self.voc.resources) + list(self.voc.counters) + list(self.voc.currencies)
         what = "resource"
         if name in self.voc.pieces:
             self.err(ctx, "E102", f"'{name}' is a piece that sits on cards; use 'place' or 'remove'", span)
+            return
+        if name in self.voc.currencies:
+            self.err(ctx, "E122", f"'{name}' is a currency only payment sources pay: it has no counter to gain, "
+                     "lose or set", span, hint=f"pay it: 'pay 1 {name}'")
             return
         self.unknown(ctx, what, name, cands, span)
 
@@ -707,6 +764,14 @@ class Checker:
         if kind not in ("grid", "hex") or (fn == "columns" and kind == "hex"):
             self.err(ctx, "E102", f"{fn}() needs a {'grid' if fn == 'columns' else 'grid or hex'} zone; "
                      f"'{q.zones[0].name}' is a {kind}", q.span)
+
+    def e_Can(self, e: A.Can, ctx):
+        st = e.stmt
+        if isinstance(st, A.ActivateCopy) and not isinstance(st.target, A.It | A.This | A.LocalCard | A.Param):
+            self.err(ctx, "E102", "'can activate' asks about one card: 'can activate TIMING ability of it' (or "
+                     "this, the NAME)", st.span)
+        self.stmt(st, self._inner(ctx, allow_live=False))
+        return "bool"
 
     def e_CardIs(self, e: A.CardIs, ctx):
         self.cardref(e.ref, ctx)

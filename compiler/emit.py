@@ -77,7 +77,7 @@ class Emitter:
     # ------------------------------------------------------------ statements
     def stmts(self, body) -> None:
         for s in body:
-            if isinstance(s, A.Trigger | A.Modify | A.Prevent | A.AsSoonAs):
+            if isinstance(s, A.Trigger | A.Modify | A.Prevent | A.AsSoonAs | A.PaySource):
                 continue  # collected by the pipeline as live abilities, not run in sequence
             self.at(s)
             getattr(self, f"s_{type(s).__name__}")(s)
@@ -91,7 +91,12 @@ class Emitter:
         self.op("LOSE", s.resource)
 
     def s_Pay(self, s: A.Pay) -> None:
-        # Outside a cost, paying still happens in full or not at all.
+        # Outside a cost, paying still happens in full or not at all (PAY checks that itself, so that a trial
+        # sees a price that cannot be paid).
+        if self.sourced(s):
+            self.pay_operands(s)
+            self.op("PAY", [res for _, res in s.items], s.for_card is not None)
+            return
         self.s_Costed(A.Costed(s, (), span=s.span))
 
     def s_SetCounter(self, s: A.SetCounter) -> None:
@@ -151,6 +156,36 @@ class Emitter:
         self.amount(s.amount, None)
         self.op("REVEAL", self.source(s.source))
 
+    def s_InAnyOrder(self, s: A.InAnyOrder) -> None:
+        # ORDER leaves the chosen order as an iterator; NEXT_PART hands out the parts one by one.
+        self.op("ORDER", [text(p) for p in s.parts])
+        loop = self.op("NEXT_PART", None)
+        sw = self.op("SWITCH", [])
+        targets = []
+        for part in s.parts:
+            targets.append(self.here())
+            self.stmts((part,))
+            self.op("JUMP", loop)
+        self.patch(loop)
+        self.code.ops[sw][1] = targets
+
+    def payment(self, s: A.PaySource) -> dict:
+        """A payment source as the VM reads it (pack.payments, or a card's live payments)."""
+        saved = (self.code, self.span)
+        out: dict = {"currency": s.currency, "text": text(s)}
+        if s.counter is not None:
+            out["counter"] = s.counter
+        else:
+            out["query"] = self.query(s.query)
+        if s.rate is not None:
+            out["rate"] = _const(s.rate, self.voc) if is_const(s.rate, self.voc) else \
+                self.expression(f"rate of {text(s)}", s.rate).to_json()
+        if s.target is not None:
+            out["target"] = [self.filter(f) for f in s.target]
+        if s.spend:
+            out["spend"] = self.program(f"spend: {text(s)}", s.spend).to_json()
+        self.code, self.span = saved
+        return out
     def s_Let(self, s: A.Let) -> None:
         self.expr(s.value)
         self.op("SET_LOCAL", s.name)
@@ -281,7 +316,7 @@ class Emitter:
         for item in _flatten_cost(cost):
             if isinstance(item, A.Pay):
                 for amount, res in item.items:
-                    if isinstance(amount.value, A.VarX):
+                    if isinstance(amount.value, A.VarX) and res in self.voc.resources:
                         self.op("COUNTER", res)
                         return
         self.op("PUSH", 20)
@@ -307,6 +342,10 @@ class Emitter:
             self.patch(no)
             self.op("PUSH", False)
             self.patch(done)
+            return
+        if isinstance(cost, A.Pay) and self.sourced(cost):
+            self.pay_operands(cost)
+            self.op("CAN_PAY", [res for _, res in cost.items], cost.for_card is not None)
             return
         if isinstance(cost, A.Pay | A.Lose):
             items = cost.items if isinstance(cost, A.Pay) else ((cost.amount, cost.resource),)
@@ -343,6 +382,10 @@ class Emitter:
             self.pay(cost.body)
             return
         self.at(cost)
+        if isinstance(cost, A.Pay) and self.sourced(cost):
+            self.pay_operands(cost)
+            self.op("PAY", [res for _, res in cost.items], cost.for_card is not None)
+            return
         if isinstance(cost, A.Pay):
             for amount, res in cost.items:
                 self.amount(amount, res)
@@ -350,6 +393,16 @@ class Emitter:
             return
         self.stmts((cost,))
 
+    def sourced(self, p: A.Pay) -> bool:
+        """Whether some payment source of the pack pays a currency of `p`: else it compiles to HAS and LOSE,
+        as it always did."""
+        return any(res in self.voc.currencies for _, res in p.items)
+
+    def pay_operands(self, p: A.Pay) -> None:
+        for amount, res in p.items:
+            self.amount(amount, res)
+        if p.for_card is not None:
+            self.expr(p.for_card)
     def card_value(self, ref) -> None:
         """Push a card named by 'this' or 'the NAME' (at the statement's own span)."""
         if isinstance(ref, A.This):
@@ -404,11 +457,18 @@ class Emitter:
             self.expr(s.value)
             loop = self.op("COUNTDOWN", None)
             if s.kind == "up_to":
+                # Another round is offered only when its leading cost can be paid (a leading 'if' is not a
+                # guard here: the player may still be asked, and the round then does nothing).
+                guarded = self.guard(s.body, conditions=False)
+                if guarded:
+                    unable = self.op("JUMP_IF_NOT", None)
                 self.op("MAY", f"again: {text(s.body)}")
                 stop = self.op("JUMP_IF_NOT", None)
                 self.stmts(s.body)
                 self.op("JUMP", loop)
                 self.patch(stop)
+                if guarded:
+                    self.patch(unable)
                 self.op("POP")
             else:
                 self.stmts(s.body)
@@ -421,21 +481,6 @@ class Emitter:
         self.stmts(s.body)
         self.op("JUMP", top)
         self.patch(j)
-
-    def guard(self, opt: tuple) -> bool:
-        """Leave on the stack whether an option can happen now: an option that starts with 'if' or with a cost
-        is offered only when that holds. False (and nothing emitted) when the option has no guard."""
-        first = opt[0] if opt else None
-        while isinstance(first, A.Group) and first.body:  # a macro's body guards like written-out text
-            first = first.body[0]
-        if isinstance(first, A.If) and not first.otherwise:
-            self.expr(first.cond)
-            self.op("BOOL")
-            return True
-        if isinstance(first, A.Costed) and not isinstance(first.cost, A.Reveal | A.May) and not _uses_x(first.cost):
-            self.check(first.cost)
-            return True
-        return False
 
     def guard_code(self, name: str, opt: tuple) -> Code | None:
         """An option's guard as a program of its own (a window's options), or None when it has none."""
@@ -457,6 +502,22 @@ class Emitter:
         self.code.ops[sw][1] = [*targets, self.here()]  # the last target: no option could happen
         for e in ends:
             self.patch(e)
+
+    def guard(self, body: tuple, conditions: bool = True) -> bool:
+        """Leave on the stack whether a body (an option, a round) can happen now: one that starts with 'if' (no
+        else; unless `conditions` is False) or with a cost is offered only when that holds. False (and nothing
+        emitted) when it has no guard."""
+        first = body[0] if body else None
+        while isinstance(first, A.Group) and first.body:  # a macro's body guards like written-out text
+            first = first.body[0]
+        if conditions and isinstance(first, A.If) and not first.otherwise:
+            self.expr(first.cond)
+            self.op("BOOL")
+            return True
+        if isinstance(first, A.Costed) and not isinstance(first.cost, A.Reveal | A.May) and not _uses_x(first.cost):
+            self.check(first.cost)
+            return True
+        return False
 
     def s_ChooseCard(self, s: A.ChooseCard) -> None:
         self.op("CHOOSE_CARD", self.query(s.query), False)
@@ -651,6 +712,22 @@ class Emitter:
             else:  # one card (it, this): counted from the stack
                 self.expr(e.args[0])
                 self.op("OCCURRENCES", {"card_on_stack": True}, t.trait, list(t.values))
+
+    def e_Can(self, e: A.Can) -> None:
+        st = e.stmt
+        if isinstance(st, A.Pay):
+            self.check(st)
+            return
+        if isinstance(st, A.ActivateCopy):
+            self.expr(st.target)
+            self.op("CAN_ACTIVATE", st.timing)
+            return
+        # Any other statement: the VM reads its guards (leading conditions and costs) from the bytecode and
+        # tries the rest on a copy of the game.
+        saved = (self.code, self.span)
+        code = self.program(f"can {text(st)}", (st,)).to_json()
+        self.code, self.span = saved
+        self.op("CAN_PERFORM", code)
 
     def e_CardIs(self, e: A.CardIs) -> None:
         self.expr(e.ref)

@@ -7,6 +7,7 @@ YAML file, so every AST node's span points at the card file.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -373,8 +374,38 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def pay(self, meta, items):
+        card = items.pop().card if isinstance(items[-1], _PayFor) else None
         pairs = tuple((items[i], str(items[i + 1])) for i in range(0, len(items), 2))
-        return A.Pay(pairs, span=self._s(meta))
+        return A.Pay(pairs, card, span=self._s(meta))
+
+    def pay_for(self, items):
+        return _PayFor(items[0])
+
+    @v_args(meta=True)
+    def pay_source(self, meta, items):
+        currency, source, *rest = items
+        rate = next((r.expr for r in rest if isinstance(r, _Rate)), None)
+        target = next((r for r in rest if isinstance(r, tuple)), None)
+        counter = source.name if isinstance(source, _Counter) else None
+        query = source if isinstance(source, A.Query) else None
+        return A.PaySource(str(currency), counter, query, rate, target, None, span=self._s(meta))
+
+    def pay_counter(self, items):
+        return _Counter(str(items[0]))
+
+    def pay_rate(self, items):
+        return _Rate(items[0])
+
+    def pay_target(self, items):
+        return items[-1]  # the filters
+
+    @v_args(meta=True)
+    def can(self, meta, items):
+        return A.Can(items[0], span=self._s(meta))
+
+    @v_args(meta=True)
+    def any_order(self, meta, items):
+        return A.InAnyOrder(tuple(items), span=self._s(meta))
 
     @v_args(meta=True)
     def set(self, meta, items):
@@ -586,6 +617,8 @@ class _ToAst(Transformer):
     # --- headed statements
     @v_args(meta=True)
     def costed(self, meta, items):
+        if isinstance(items[0], A.PaySource):  # 'pay egg with card in hand: move it to discard': the spend
+            return dataclasses.replace(items[0], spend=tuple(items[1:]), span=self._s(meta))
         return A.Costed(items[0], tuple(items[1:]), span=self._s(meta))
 
     @v_args(meta=True)
@@ -695,6 +728,21 @@ class _ToAst(Transformer):
 
 class _ElseMark:
     pass
+
+
+class _PayFor:
+    def __init__(self, card) -> None:
+        self.card = card
+
+
+class _Counter:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class _Rate:
+    def __init__(self, expr) -> None:
+        self.expr = expr
 
 
 class _Reverse:

@@ -109,11 +109,14 @@ class _Compiler:
         self.emitter = Emitter(self.voc, self.spans)
         self.cards_compiled = 0
         self.asts: dict[str, object] = {}  # code name -> checked AST body or expression (describe reads it)
+        self._parsed: dict[tuple[int, tuple], A.Program] = {}
 
     # ------------------------------------------------------------ programs from YAML
     def program(self, doc: YamlDoc, path: tuple, ctx: Context, name: str):
         """Parse, expand and check a program; returns its AST body or None."""
-        prog = self._parse(parse_program, doc, path)
+        prog = self._parsed.pop((id(doc), path), None)  # parsed already, looking for payment sources
+        if prog is None:
+            prog = self._parse(parse_program, doc, path)
         if prog is None:
             return None
         prog = self.expander.program(prog)
@@ -152,9 +155,60 @@ class _Compiler:
         return self.emitter.program(name, body) if body is not None else None
 
     # ------------------------------------------------------------ the run
+    # ------------------------------------------------------------ payment sources
+    def currencies(self) -> None:
+        """Every currency some payment source pays, before any program is compiled: a 'pay' of such a
+        currency compiles to the payment search, any other to HAS and LOSE as it always did. Sources are
+        rules.yaml's payments and the 'pay ... with ...' statements of the cards' ongoing abilities."""
+        voc = self.voc
+        quiet = Diagnostics()  # the texts are compiled (and diagnosed) again, where they stand
+        expander = Expander(self.macros, quiet)
+        ongoing = {t for t, e in voc.timings.items() if isinstance(e.value, dict) and e.value.get("kind") == "ongoing"}
+        entries = list(voc.payments)
+        for src in self.chain:
+            for doc in src.card_docs:
+                for i, raw in enumerate((doc.value or {}).get("cards") or []):
+                    for timing in (raw.get("abilities") or {}) if isinstance(raw, dict) else ():
+                        if timing in ongoing:
+                            entries.append(Entry(timing, None, doc, ("cards", i, "abilities", timing)))
+        for entry in entries:
+            text = entry.doc._get(entry.path)
+            if not isinstance(text, str):
+                continue
+            prog = parse_program(text, _text_locator(entry.doc, entry.path), quiet)
+            if prog is None:
+                continue
+            self._parsed[(id(entry.doc), entry.path)] = prog
+            for ps in _pay_sources(expander.expand(prog.body)):
+                voc.currencies.setdefault(ps.currency, entry)
+
+    def rules_payments(self) -> list[dict]:
+        out = []
+        ctx = Context("payment")
+        for entry in self.voc.payments:
+            body = self.program(entry.doc, entry.path, ctx, entry.name)
+            if body is None:
+                continue
+            sources = _pay_sources(body)
+            if not _only_sources(body):
+                self.diags.error("E120", "rules.yaml's payments holds payment sources only: 'pay CURRENCY with "
+                                 "SOURCE [at RATE] [for a card with FILTERS] [: SPEND]'", entry.span)
+                continue
+            out += [self.emitter.payment(ps) for ps in sources]
+        return out
+
+    def unpaid_currencies(self) -> None:
+        for name, entry in self.voc.currencies.items():
+            if name not in self.voc.resources and name not in self.checker.paid:
+                self.diags.warning("W120", f"the currency '{name}' is paid by payment sources but no 'pay' names it",
+                                   entry.span, hint=did_you_mean(name, self.checker.paid) or
+                                   "pay it ('pay 2 " + name + "') or remove its sources")
+
     def run(self) -> CompileResult:
         voc = self.voc
         top = self.chain[-1]
+        self.currencies()
+        payments = self.rules_payments()
         flow = Context("flow")
         setup = self.code_for(voc.setup, flow, "setup")
         game = self.code_for(voc.game, flow, "game")
@@ -212,6 +266,7 @@ class _Compiler:
         self.card_defaults_checked: set[int] = set()
         cards = self.cards()
         self.unused_macros()
+        self.unpaid_currencies()
         if self.diags.has_errors:
             return CompileResult(None, self.diags, self.chain, self.cards_compiled, self)
         pack = CompiledPack(
@@ -234,7 +289,8 @@ class _Compiler:
                      "opponent": e.value.get("opponent", True)} for n, e in voc.automa.items()],
             cards=cards, setup=setup, game=game, scoring=scoring, tiebreakers=tiebreakers,
             zone_on_empty=zone_on_empty, piece_when_full=piece_when_full, spans=self.spans.spans,
-            names=voc.names,
+            names=voc.names, payments=payments,
+            may_fall_short=[dict(e.value) for e in voc.may_fall_short],
         )
         return CompileResult(pack, self.diags, self.chain, self.cards_compiled, self)
 
@@ -471,9 +527,28 @@ class _Compiler:
                 card.prevents.append({"names": list(s.names), "opponents": s.opponents, "scope": s.scope})
             elif isinstance(s, A.AsSoonAs):
                 card.claims.append(self.claim(s, card.id))
+            elif isinstance(s, A.PaySource):
+                card.payments.append(self.emitter.payment(s))
             else:
                 self.diags.error("E111", "an ongoing ability holds only triggers ('when ...'), modifiers "
-                                 "('modify ...'), prohibitions ('prevent ...') and claims ('as soon as ...')", s.span)
+                                 "('modify ...'), prohibitions ('prevent ...'), claims ('as soon as ...') and "
+                                 "payment sources ('pay ... with ...')", s.span)
+
+
+def _pay_sources(body: tuple) -> list[A.PaySource]:
+    """The payment sources at the top of a program (through plain groups and macro bodies)."""
+    out = []
+    for s in body:
+        if isinstance(s, A.Group):
+            out += _pay_sources(s.body)
+        elif isinstance(s, A.PaySource):
+            out.append(s)
+    return out
+
+
+def _only_sources(body: tuple) -> bool:
+    return all(_only_sources(s.body) if isinstance(s, A.Group) else isinstance(s, A.PaySource | A.Nothing)
+               for s in body)
 
 
 def partial_rewards(node):

@@ -98,6 +98,15 @@ def _call_arg(a: A.CallArg) -> str:
     return {"it": "it", "this": "this"}.get(a.kind, str(a.value))
 
 
+def _pay_source(n: A.PaySource) -> str:
+    s = f"pay {n.currency} with {n.counter or _query(n.query)}"
+    if n.rate is not None:
+        s += f" at {text(n.rate)}"
+    if n.target is not None:
+        s += " for a card with " + " and ".join(text(f) for f in n.target)
+    return s + (f": {_body(n.spend)}" if n.spend else "")
+
+
 _T = {
     A.Program: lambda n: _body(n.body),
     A.PlayerRef: lambda n: f"automa {n.name}" if n.kind == "automa" else _PREF[n.kind],
@@ -133,7 +142,11 @@ _T = {
     A.Amount: _amount,
     A.Gain: lambda n: f"gain {_amount(n.amount)} {n.resource}{_per(n.per)}",
     A.Lose: lambda n: f"lose {_amount(n.amount)} {n.resource}{_per(n.per)}",
-    A.Pay: lambda n: "pay " + " and ".join(f"{_amount(a)} {r}" for a, r in n.items),
+    A.Pay: lambda n: "pay " + " and ".join(f"{_amount(a)} {r}" for a, r in n.items)
+    + (f" for {text(n.for_card)}" if n.for_card is not None else ""),
+    A.PaySource: _pay_source,
+    A.InAnyOrder: lambda n: f"in any order: {_body(n.parts)}",
+    A.Can: lambda n: f"can {text(n.stmt)}",
     A.SetCounter: lambda n: f"set {n.name} to {text(n.value)}",
     A.Score: lambda n: f"score {_amount(n.amount)}{_per(n.per)}",
     A.May: lambda n: f"may {text(n.body)}",

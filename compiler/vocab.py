@@ -56,6 +56,9 @@ class Vocabulary:
     claims: list[Entry] = field(default_factory=list)  # rules-level 'as soon as' programs
     names: dict[str, Any] = field(default_factory=dict)
     glossary: dict[str, dict[str, str]] = field(default_factory=dict)  # term -> {en, ja, ...}, for describe
+    payments: list[Entry] = field(default_factory=list)  # 'pay CURRENCY with SOURCE ...' sentences, every pack's
+    may_fall_short: list[Entry] = field(default_factory=list)  # effects that may be done in part (mandatory effects)
+    currencies: dict[str, Entry] = field(default_factory=dict)  # every currency a payment source pays, first naming
     trait_values: dict[str, list[str]] = field(default_factory=dict)  # value -> traits that have it
 
     # convenient views
@@ -148,6 +151,10 @@ def build_vocabulary(docs: list[YamlDoc], diags: Diagnostics) -> Vocabulary:
                           for i, text in enumerate(v.get("as-soon-as") or []))
         if "names" in v:
             voc.names.update(v["names"])
+        # an extending pack adds payment sources and exceptions to its base's
+        voc.payments += [Entry(f"payment-{i}", t, doc, ("payments", i)) for i, t in enumerate(v.get("payments") or [])]
+        voc.may_fall_short += [Entry(f"may-fall-short-{i}", t, doc, ("may-fall-short", i))
+                               for i, t in enumerate(v.get("may-fall-short") or [])]
         for term, forms in (v.get("glossary") or {}).items():
             voc.glossary[term] = {**voc.glossary.get(term, {}), **forms}
     _check_collisions(voc, diags)

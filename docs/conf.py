@@ -19,8 +19,9 @@ sys.path.insert(0, str(HERE / "_ext"))
 
 from cardsmith import __version__  # noqa: E402
 from cardsmith.bytecode.opcodes import BYTECODE_VERSION  # noqa: E402
-from cardsmith.compiler import cache, expand, packs, vocab, yamlsrc  # noqa: E402
+from cardsmith.compiler import cache, check, expand, packs, vocab, yamlsrc  # noqa: E402
 from cardsmith.runtime import game, params, replay, save, vm  # noqa: E402
+from cardsmith.runtime.vm import ops_payments, trial  # noqa: E402
 
 project = "cardsmith"
 author = "the cardsmith authors"
@@ -74,6 +75,9 @@ _numbers = {
     "max-entry-bytes": f"{cache.MAX_ENTRY_BYTES:,}",
     "max-save-decisions": f"{save.MAX_DECISIONS:,}",
     "max-param-items": f"{params.MAX_ITEMS:,}",
+    "max-payment-states": f"{ops_payments.MAX_STATES:,}",
+    "max-trial-runs": trial.MAX_BRANCHES,
+    "max-order-parts": check.MAX_ORDER_PARTS,
 }
 
 def _words(names) -> str:

@@ -37,6 +37,7 @@ CONSTRUCTS: dict[type, str | None] = {
     A.TraitIs: "filter: trait", A.Has: "filter: with", A.HasNo: "filter: without",
     A.HasAbility: "filter: with ability", A.StatCmp: "filter: stat compare", A.FilterNot: "filter: not",
     A.NotThis: "filter: other than this", A.Param: "macro parameter",
+    A.PaySource: "payment source", A.InAnyOrder: "in any order", A.Can: "can (test)",
     A.Num: None, A.Bool: None, A.Name: None, A.ZoneRef: None, A.PlayerRef: None, A.Query: None, A.Source: None,
     A.Dest: None, A.Group: None, A.Amount: None, A.Players: None, A.If: None, A.Repeat: None, A.BinOp: None,
     A.Func: None, A.Scoped: None, A.Call: None, A.CallArg: None,

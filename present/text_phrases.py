@@ -74,7 +74,7 @@ class PhrasePlanner:
     def is_bool(self, e) -> bool:
         if isinstance(e, A.BinOp):
             return e.op in COMPARISONS or e.op in ("and", "or")
-        if isinstance(e, A.Not | A.Bool | A.CardIs):
+        if isinstance(e, A.Not | A.Bool | A.CardIs | A.Can):
             return True
         if isinstance(e, A.Attr):
             return self.lex.timing_kind(e.name) == "condition" or e.name == "requires"
@@ -359,6 +359,9 @@ class PhrasePlanner:
     def f_occurrences(self, args) -> Phrase:
         return P("func.occurrences", cards=self.arg(args[0]), symbol=self.arg(args[1]))
 
+    def e_Can(self, e: A.Can) -> Phrase:
+        return P("can", body=self.stmt(e.stmt))
+
     def e_CardIs(self, e: A.CardIs) -> Phrase:
         return P("card-is" + (".adjective" if self.adjectival(e.filter) else ""), card=self.card_ref(e.ref),
                  filter=self.filter(e.filter))
@@ -439,7 +442,7 @@ class PhrasePlanner:
             return self.compare(e)
         if isinstance(e, A.Bool):
             return P("cond.true" if e.value else "cond.false")
-        if isinstance(e, A.Attr | A.CardIs):
+        if isinstance(e, A.Attr | A.CardIs | A.Can):
             return self.value(e)
         return P("cond.nonzero", value=self.value(e))
 

@@ -159,7 +159,23 @@ class Planner(PhrasePlanner):
 
     def s_Pay(self, s: A.Pay) -> Clause:
         items = [self.amount(a, self.word(r, "resources"), self.lex.is_resource(r)) for a, r in s.items]
-        return self.clause(P("pay" + (".one" if len(items) == 1 else ""), items=items))
+        key = "pay" + (".one" if len(items) == 1 else "")
+        if s.for_card is not None:  # 'pay 3 coin for it': the sources for such a card apply
+            return self.clause(P("pay.for", items=items, card=self.card_ref(s.for_card)))
+        return self.clause(P(key, items=items))
+
+    def s_PaySource(self, s: A.PaySource) -> Clause:
+        rate = P("pay-rate", value=self.number(s.rate)) if s.rate is not None else None
+        target = P("pay-target", card=P("card-noun.one", **self.filter_parts(s.target))) if s.target else None
+        currency = Word(s.currency, "resources")
+        if s.counter is not None:
+            return self.clause(P("pay-source.counter", counter=Word(s.counter, "resources", True), currency=currency,
+                                 rate=rate, target=target), False)
+        return self.clause(P("pay-source.cards", cards=self.query(s.query), currency=currency, rate=rate,
+                             target=target, spend=self.body(s.spend or ())), False)
+
+    def s_InAnyOrder(self, s: A.InAnyOrder) -> Clause:
+        return self.clause(P("in-any-order", body=self.body(s.parts)), False)
 
     def s_SetCounter(self, s: A.SetCounter) -> Clause:
         return self.clause(P("set", name=self.named(s.name), value=self.number(s.value)))

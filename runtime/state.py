@@ -44,6 +44,25 @@ class Card:
 _new_card = object.__new__
 
 
+class ForkedRandom:
+    """A fork's random generator: a copy of the game's, made when the fork first uses it (most trials never
+    shuffle, and copying a generator's state is most of the cost of a fork)."""
+
+    __slots__ = ("_own", "_src")
+
+    def __init__(self, src) -> None:
+        self._src = src
+        self._own: random.Random | None = None
+
+    def __getattr__(self, name: str):
+        own = self._own
+        if own is None:
+            own = self._own = random.Random.__new__(random.Random)
+            own.setstate(self._src.getstate())
+        return getattr(own, name)
+
+
+
 class GameState:
     """Everything that changes during a game."""
 
@@ -60,6 +79,7 @@ class GameState:
         "live_triggers",
         "n",
         "over",
+        "owned",
         "params",
         "rng",
         "scores",
@@ -88,8 +108,26 @@ class GameState:
         self.turn = 0
         self.claims: set[tuple] = set()  # claims made ('as soon as'): (claim, seat, card), kept for the game
         self.known: dict[int, int] = {}  # card id -> seats (bit mask) that remember it where it is (visibility.py)
+        self.owned: set[int] | None = None  # a fork's own cards (see `fork`); None: every card is this state's
+
+    def writable(self, cid: int) -> Card:
+        """The card `cid`, to be changed: a fork copies a card it shares with the game it came from first."""
+        owned = self.owned
+        if owned is None or cid in owned:
+            return self.cards[cid]
+        c = self.cards[cid] = self.cards[cid].clone()
+        owned.add(cid)
+        return c
 
     def clone(self) -> GameState:
+        return self._copy(fork=False)
+
+    def fork(self) -> GameState:
+        """A copy for a trial, cheaper than `clone`: it shares the cards with this state until it changes one
+        (every change of a card goes through `writable`), so this state must not change while the fork is used."""
+        return self._copy(fork=True)
+
+    def _copy(self, fork: bool) -> GameState:
         s = GameState.__new__(GameState)
         s.n = self.n
         s.seats = self.seats
@@ -97,11 +135,19 @@ class GameState:
         s.globals = dict(self.globals)
         s.params = self.params  # read-only during a game
         s.zones = {k: list(v) for k, v in self.zones.items()}
-        s.cards = [c.clone() for c in self.cards]
+        if fork:
+            s.cards = list(self.cards)
+            s.owned = set()
+        else:
+            s.cards = [c.clone() for c in self.cards]
+            s.owned = None
         s.active = self.active
         s.first = self.first
-        s.rng = random.Random()
-        s.rng.setstate(self.rng.getstate())
+        if fork:
+            s.rng = ForkedRandom(self.rng)
+        else:
+            s.rng = random.Random.__new__(random.Random)  # not seeded from the system: its state is set next
+            s.rng.setstate(self.rng.getstate())
         s.scores = [dict(x) for x in self.scores]
         s.activated = [set(a) if a is not None else None for a in self.activated]
         s.live_triggers = list(self.live_triggers)

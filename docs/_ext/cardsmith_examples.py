@@ -546,8 +546,8 @@ def _json_keys(comp: ExampleCompiler, what: str) -> list[str]:
     data = comp.result.pack.to_json()
     if what == "pack":
         return list(data)
-    if what == "card":
-        return list(data["cards"][0])
+    if what == "card":  # every key some card has (a key such as payments is left out when empty)
+        return list(dict.fromkeys(k for c in data["cards"] for k in c))
     if what == "code":
         return list(data["game"])
     if what == "trigger":

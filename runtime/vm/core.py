@@ -84,7 +84,9 @@ PURE = frozenset({"PUSH", "POP", "DUP", "LOCAL", "TOTAL_SCORE", "COUNTER", "GLOB
                   "PLAYER_COUNTER", "IT", "THIS",
                   "X", "NPLAYERS", "BIN", "NOT", "NEG", "ABS", "PER", "COUNT", "SUM", "STAT", "PLACE_OF", "PIECES",
                   "MATCH", "CONDITION", "NTH", "SETS", "PATH", "LINES", "NEIGHBOURS", "JUMP", "JUMP_IF",
-                  "JUMP_IF_NOT", "DISTINCT", "OCCURRENCES", "HAS", "CAN_TAKE", "CAN_PUT", "CAN_REMOVE", "CAN_MARK"})
+                  "JUMP_IF_NOT", "DISTINCT", "OCCURRENCES", "HAS", "CAN_TAKE", "CAN_PUT", "CAN_REMOVE", "CAN_MARK",
+                  # these try programs on a copy of the game: the game itself is left as it was
+                  "CAN_PAY", "CAN_ACTIVATE", "CAN_PERFORM"})
 
 
 class Linked:

@@ -75,8 +75,8 @@ def entry_points(code: Code, pack: CompiledPack | None = None) -> set[int]:
             jumps.append((i, jump_dest(code, ins[1])))
         elif name == "SWITCH":
             jumps.extend((i, jump_dest(code, t)) for t in ins[1])
-        elif name == "NEXT_PLAYER":
-            heads.add(ins[1])  # its handler jumps
+        elif name in ("NEXT_PLAYER", "NEXT_PART"):
+            heads.add(ins[1])  # their handlers jump
         op = BY_NAME.get(name)
         if name == "WINDOW":
             heads.add(i)  # it runs again when the option it started is done

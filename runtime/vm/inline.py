@@ -21,6 +21,7 @@ from cardsmith.bytecode import Code
 from cardsmith.runtime.state import Card
 
 from .core import MAX_VALUE, RETURNED, div, owner
+from .trial import short
 
 INT_ATOM = re.compile(r"\((-?\d+)\)")
 
@@ -88,7 +89,7 @@ class RegionWriter:
         self.code, self.prepared, self.start, self.end, self.linker = code, prepared, start, end, linker
         self.consts: dict[str, Any] = {"_div": div, "_param": _param_value, "_owner": owner, "_too_big": _too_big,
                                        "_sum_pieces": _sum_pieces, "_sum_stats": _sum_stats,
-                                       "_sum_modified": _sum_modified, "_RETURNED": RETURNED}
+                                       "_sum_modified": _sum_modified, "_RETURNED": RETURNED, "_short": short}
         firsts = {start}  # blocks: the region's start, the targets of its forward jumps, what follows a jump
         for k in range(start, end):
             raw = code.ops[k]
@@ -401,17 +402,23 @@ def _has(w: RegionWriter, raw: list, k: int) -> None:
 def _gain_lose(w: RegionWriter, raw: list, k: int) -> None:
     """Add to or take from a counter within its bounds (a loss not below the minimum, 0 by default);
     log it and start the triggers that listen. An amount of 0 or less does nothing; a loss that a
-    live 'prevent' stops does nothing."""
+    live 'prevent' stops does nothing. In a trial (trial.py) a gain or loss the bounds cut short, or a
+    loss a 'prevent' stops, falls short."""
     name, counter = raw[0], raw[1]
     store, decl = _store(w, counter)
+    seat = "f.you" if store.startswith("st.counters") else "(-1)"
     n = w.pop()
     m = INT_ATOM.fullmatch(n)
     if m is not None and int(m.group(1)) <= 0:
         return  # gains or loses nothing
     w.flush()
     key = w.const(counter)
+    verb = name.lower()
     conditions = [] if m is not None else [f"{n} > 0"]
-    if name == "LOSE" and counter in w.linker.prevent_names:
+    stopped = name == "LOSE" and counter in w.linker.prevent_names
+    if stopped:
+        w.lines.append(f" if {' and '.join(conditions) or 'True'} and vm.prevented(f, {key}, f.you):")
+        w.lines.append(f"  if vm.trial is not None: _short(vm, f, {verb!r}, {key}, {seat})")
         conditions.append(f"not vm.prevented(f, {key}, f.you)")
     pad = " " if conditions else ""
     if conditions:
@@ -420,13 +427,15 @@ def _gain_lose(w: RegionWriter, raw: list, k: int) -> None:
     if name == "GAIN":
         lines.append(f"v = d.get({key}, 0) + {n}")
         if decl.get("max") is not None:
-            lines.append(f"if v > {w.const(decl['max'])}: v = {w.const(decl['max'])}")
+            hi = w.const(decl["max"])
+            lines += [f"if v > {hi}:", f" if vm.trial is not None: _short(vm, f, 'gain', {key}, {seat})",
+                      f" v = {hi}"]
         if decl.get("max") is None or decl["max"] > MAX_VALUE:
             lines.append(f"if v > {MAX_VALUE}: _too_big(vm, f, {k + 1}, v)")
     else:
         lo = w.const(decl.get("min", 0))
-        lines += [f"v = d.get({key}, 0) - {n}", f"if v < {lo}: v = {lo}"]
-    verb = name.lower()
+        lines += [f"v = d.get({key}, 0) - {n}", f"if v < {lo}:",
+                  f" if vm.trial is not None: _short(vm, f, 'lose', {key}, {seat})", f" v = {lo}"]
     lines += [f"d[{key}] = v", "if log is not None:", f" log.append(({verb!r}, f.you, {key}, {n}))"]
     w.lines += [f"{pad} {line}" for line in lines]
     if w.linker.listens(verb, counter):
@@ -449,7 +458,7 @@ def _mark(w: RegionWriter, raw: list, k: int) -> None:
     c = w.pop()
     w.flush()
     verb = flag if on else f"un{flag}"
-    w.lines += [f" if {c} is not None:", f"  st.cards[{c}].flags.{'add' if on else 'discard'}({w.const(flag)})",
+    w.lines += [f" if {c} is not None:", f"  st.writable({c}).flags.{'add' if on else 'discard'}({w.const(flag)})",
                 "  if log is not None:",
                 f"   log.append(('mark', {w.const(flag)}, {w.const(on)}, vm.pack.cards[st.cards[{c}].defn].id))"]
     if w.linker.listens(verb, None):

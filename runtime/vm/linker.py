@@ -86,6 +86,25 @@ class Linker:
         # timings whose abilities run once per card in an activation
         self.once_timings = frozenset(t for t, d in pack.timings.items() if d.get("kind") == "activated"
                                       and pack.activation.get("once-per-card", True))
+        # payment sources: the rules' (pack.payments) and each card's live ones ('pay ... with ...')
+        self.sources = [Source(self, d) for d in pack.payments]
+        self.card_sources: list[list[Source]] = [[Source(self, d) for d in c.payments] for c in pack.cards]
+        self.card_payers = frozenset(i for i, ss in enumerate(self.card_sources) if ss)
+        # mandatory effects (see trial.py): the pack's exceptions, and what is read from each program once
+        self.fall_short = [(e["effect"], e.get("whose"), frozenset(e["names"]) if "names" in e else None)
+                           for e in pack.may_fall_short]
+        self._excepted: dict[tuple[str, str, str], bool] = {}
+        self.risks: dict[int, tuple] = {}
+        self.needs: dict[tuple, bool] = {}
+
+    def excepted(self, kind: str, name: str, whose: str) -> bool:
+        """Whether the pack lets an effect of this kind, on this name, of this player fall short."""
+        key = (kind, name, whose)
+        hit = self._excepted.get(key)
+        if hit is None:
+            hit = self._excepted[key] = any(k == kind and w in (None, whose) and (names is None or name in names)
+                                            for k, w, names in self.fall_short)
+        return hit
 
     def listens(self, verb: str, name: str | None) -> bool:
         """Whether any trigger of the pack can start on event `verb` about `name`, or a claim reads what it
@@ -167,6 +186,8 @@ class Linker:
             args[i] = t if ("it" in t or "this" in t or "local" in t) else self.query(t)
         elif name in ("DISTINCT", "OCCURRENCES"):
             args[0] = self.query(args[0])
+        elif name == "CAN_PERFORM":
+            args[0] = self.link(Code.from_json(args[0]))
         return (handler, *args)
 
     def query(self, q: dict) -> Query:
@@ -320,6 +341,26 @@ class Linker:
                                                                                  vars=f.vars))
             return lambda vm, f, c: op(vm.stat(c, stat, f.you), value)
         raise ValueError(f"unknown filter {flt!r}")
+
+
+class Source:
+    """A payment source, prepared: the currency it pays, a counter or a query of cards, the rate (a number,
+    or a program run with the card as 'it'), a filter on the card paid for, and the spend program."""
+
+    __slots__ = ("counter", "currency", "query", "rate", "rate_stat", "spend", "target", "text")
+
+    def __init__(self, lk: Linker, d: dict) -> None:
+        self.currency = d["currency"]
+        self.text = d["text"]
+        self.counter = d.get("counter")
+        self.query = lk.query(d["query"]) if "query" in d else None
+        rate = d.get("rate", 1)
+        self.rate = lk.link(Code.from_json(rate)) if isinstance(rate, dict) else rate
+        # 'at STAT of it' (the card's own value) is read without running the program
+        ops = rate.get("ops") if isinstance(rate, dict) else None
+        self.rate_stat = ops[1][1] if ops and len(ops) == 2 and ops[0] == ["IT"] and ops[1][0] == "STAT" else None
+        self.target = lk.pred(d["target"]) if "target" in d else None
+        self.spend = lk.link(Code.from_json(d["spend"])) if "spend" in d else None
 
 
 def run_where(vm, w: Frame, cid: int) -> bool:

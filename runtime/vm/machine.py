@@ -53,6 +53,7 @@ class VM:
         self.steps = 0
         self.budget = STEP_BUDGET
         self.total_steps = 0
+        self.trial = None  # a Trial (trial.py) while this VM tries a program on a copy of the game
         vis = visibility_for(pack)
         self.vis = vis if vis.hides else None  # what each seat has seen, kept where some zone hides cards
         self.traced: int | None = None  # the card 'move all' takes next (visibility.py)
@@ -140,6 +141,8 @@ class VM:
             return 0
         if self.sync:
             return default
+        if self.trial is not None:  # a trial answers on the spot (trial.py); a trigger's decision: the first
+            return self.trial.answer(len(options)) if f.depth == self.trial.depth else 0
         if memo is not None:
             f.memo = (f.pc, memo)
         f.pc -= 1  # run this instruction again, with the answer
@@ -246,7 +249,7 @@ class VM:
     def move(self, cid: int, zname: str, seat: int, end: str | None = None, pos: int = -1,
              face: str | None = None) -> None:
         st = self.state
-        card = st.cards[cid]
+        card = st.writable(cid)
         if self.vis is not None:
             self.vis.moved(st, card, zname, seat, end, pos, face, self.traced == cid)
             self.traced = None

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from .machine import VM
 
 from .core import CHANGED, MAX_VALUE, Query
+from .trial import short
 
 
 def op_PLAYER_COUNTER(vm, f, ins):
@@ -34,10 +35,12 @@ def op_ADD_PIECES(vm, f, ins):
     cid = f.it
     if cid is None or n <= 0:
         return None
-    card = vm.state.cards[cid]
+    card = vm.state.writable(cid)
     room = room_for(vm, card, piece, f.you)
-    if room is not None:
-        n = min(n, room)
+    if room is not None and room < n:
+        if vm.trial is not None:
+            short(vm, f, "place", piece, card.seat)
+        n = room
     if n <= 0:
         return None
     if card.pieces.get(piece, 0) + n > MAX_VALUE:
@@ -63,9 +66,13 @@ def op_TAKE_PIECES(vm, f, ins):
     cid = f.it
     if cid is None or n <= 0:
         return None
-    card = vm.state.cards[cid]
-    n = min(n, card.pieces.get(piece, 0))
-    if n <= 0 or (piece in vm.linker.prevent_names and vm.prevented(f, piece, card.seat, card)):
+    card = vm.state.writable(cid)
+    have = card.pieces.get(piece, 0)
+    stopped = piece in vm.linker.prevent_names and vm.prevented(f, piece, card.seat, card)
+    if vm.trial is not None and (have < n or stopped):
+        short(vm, f, "remove", piece, card.seat)
+    n = min(n, have)
+    if n <= 0 or stopped:
         return None
     card.pieces[piece] -= n
     if owned:
@@ -108,7 +115,7 @@ def op_FLIP(vm, f, ins):
     cid = f.stack.pop()
     if cid is None:
         return
-    card = vm.state.cards[cid]
+    card = vm.state.writable(cid)
     back = vm.linker.back[card.defn]
     if back is None:
         return

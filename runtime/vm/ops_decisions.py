@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .machine import VM
 
-from .core import CHANGED, MAX_OPTIONS, SUSPEND
+from .core import CHANGED, MAX_OPTIONS, SUSPEND, owner
 from .ops_counters import room_for
+from .trial import answers_that_work, body_needs, orders, region_risky, short
 
 
 def op_WINDOW(vm, f, ins):
@@ -69,6 +70,27 @@ def op_CHOOSE(vm, f, ins):
     return None
 
 
+def op_ORDER(vm, f, ins):
+    """'in any order': the player picks an order of the parts; only the orders that can be done in full are
+    offered when a part may fall short (all of them when none can)."""
+    labels = ins[1]
+    options = vm.recall(f)
+    if options is None:
+        options = orders(len(labels))
+        code = f.lc.code
+        end = code.ops[f.pc][1]  # NEXT_PART's target: after the last part
+        if vm.trial is None and region_risky(vm.linker, code, f.pc + 1, end):
+            good = answers_that_work(vm, f, len(options), end)
+            options = [options[i] for i in good] or options
+    a = vm.decide(f, "option", "in which order", options,
+                  lambda: [", then ".join(labels[i] for i in o) for o in options], memo=options)
+    if a is None:
+        return SUSPEND
+    if vm.log is not None:
+        vm.log.append(("order", f.you, list(options[a])))
+    f.stack.append([options[a], 0])
+
+
 def op_MAY(vm, f, ins):
     a = vm.decide(f, "may", ins[1], [False, True], ["no", "yes"], default=1)
     if a is None:
@@ -102,11 +124,16 @@ def _unreserved(vm: VM, found: list[int], seat: int) -> list[int]:
 
 
 def op_CHOOSE_CARD(vm, f, ins):
+    tr = vm.trial
+    if tr is not None and f.depth == tr.depth and not ins[2] and vm.answer is None:
+        return _choose_in_trial(vm, f, ins[1], tr)
     found = vm.recall(f)
     if found is None:
         found = _unreserved(vm, vm.query(ins[1], f), f.you)
     optional = ins[2]
     if not found:
+        if vm.trial is not None and not optional:
+            _nothing_to_choose(vm, f)
         f.stack.append(False)
         return
     options = [*found, None] if optional else found
@@ -119,6 +146,53 @@ def op_CHOOSE_CARD(vm, f, ins):
         return
     f.it = options[a]
     f.stack.append(True)
+
+
+def _choose_in_trial(vm, f, q, tr) -> None:
+    """A choice of a card in a trial: the matching cards are looked at one at a time (the where of a card
+    that is never chosen is never worked out), the path's answer being the index of the card to take."""
+    first = _nth(vm, f, q, 0)
+    if first is None:
+        _nothing_to_choose(vm, f)
+        f.stack.append(False)
+        return
+    a = tr.answer(None)
+    card = first if a == 0 else _nth(vm, f, q, a)
+    if card is None:
+        raise tr.past_the_end()  # no card left to try
+    f.it = card
+    f.stack.append(True)
+
+
+def _nth(vm, f, q, k: int) -> int | None:
+    """The k-th card (from 0) a query finds that the player may pick, or None."""
+    if q.reverse:  # the whole query's order, backwards
+        found = _unreserved(vm, vm.query(q, f), f.you)
+        return found[k] if k < len(found) else None
+    st = vm.state
+    cards, zones, pred = st.cards, st.zones, q.pred
+    seen = 0
+    for zname, mode in q.zones:
+        if mode in ("others", "all"):
+            seats = [(f.you + i) % st.n for i in range(0 if mode == "all" else 1, st.n)]
+        else:
+            seats = (owner(vm, mode, f),)
+        for seat in seats:
+            row = zones[(zname, seat)]
+            for cid in row:
+                if cid is not None and (pred is None or pred(vm, f, cards[cid])) and _unreserved(vm, [cid], f.you):
+                    if seen == k:
+                        return cid
+                    seen += 1
+    return None
+
+
+def _nothing_to_choose(vm, f) -> None:
+    """A choice of a card with none to choose, in a trial: it falls short when what it governs must happen."""
+    code = f.lc.code
+    nxt = code.ops[f.pc] if f.pc < len(code.ops) else None
+    if nxt is not None and nxt[0] == "JUMP_IF_NOT" and body_needs(vm.linker, code, f.pc + 1, nxt[1]):
+        short(vm, f, "choose", "", f.you)
 
 
 def op_PICK_HOLDER(vm, f, ins):
@@ -142,6 +216,8 @@ def op_PICK_HOLDER(vm, f, ins):
     if found:
         found = _unreserved(vm, found, f.you)
     if not found:
+        if not optional and vm.trial is not None:
+            short(vm, f, "place" if mode == "add" else "remove", piece, f.you)
         f.stack.append(False)
         return None
     options = [*found, None] if optional else found

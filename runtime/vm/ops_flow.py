@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from .machine import VM
 
 from .core import CHANGED, RETURNED, SUSPEND, Frame, owner
+from .trial import answers_that_work, region_risky
 
 
 def op_RETURN(vm: VM, f: Frame, ins) -> Any:
@@ -30,8 +31,11 @@ def op_FOR_PLAYERS(vm, f, ins):
     st = vm.state
     n = st.n
     if kind == "chosen":  # any player, and the automa seats that are opponents (they can be targeted)
-        seats = [*range(n), *vm.linker.opponent_automa(st)]
-        a = vm.decide(f, "player", "choose a player", seats, lambda: [vm.seat_label(s) for s in seats])
+        seats = vm.recall(f) or _legal_players(vm, f, [*range(n), *vm.linker.opponent_automa(st)])
+        if not seats:  # nobody for whom what follows can be done: nobody is chosen
+            f.stack.append([[], 0, f.you, st.active, False])
+            return None
+        a = vm.decide(f, "player", "choose a player", seats, lambda: [vm.seat_label(s) for s in seats], memo=seats)
         if a is None:
             return SUSPEND
         seats = [seats[a]]
@@ -50,6 +54,20 @@ def op_FOR_PLAYERS(vm, f, ins):
     f.stack.append([seats, 0, f.you, st.active, kind == "turns"])
 
 
+def _legal_players(vm: VM, f: Frame, seats: list[int]) -> list[int]:
+    """The seats a 'choose a player' may name: those for whom every effect it governs can be done in full
+    (legal targets), found by trials when such an effect may fall short. In a trial every seat is an answer
+    to explore."""
+    if vm.trial is not None:
+        return seats
+    code = f.lc.code
+    nxt = code.ops[f.pc]  # NEXT_PLAYER: its target is the end of the scope
+    if not region_risky(vm.linker, code, f.pc + 1, nxt[1]):
+        return seats
+    good = answers_that_work(vm, f, len(seats), nxt[1])
+    return [seats[i] for i in good]
+
+
 def op_NEXT_PLAYER(vm, f, ins):
     it = f.stack[-1]
     seats, i = it[0], it[1]
@@ -66,6 +84,16 @@ def op_NEXT_PLAYER(vm, f, ins):
         f.you = it[2]
         if it[4]:
             vm.state.active = it[3]
+        f.pc = ins[1]
+
+
+def op_NEXT_PART(vm, f, ins):
+    it = f.stack[-1]
+    if it[1] < len(it[0]):
+        f.stack.append(it[0][it[1]])
+        it[1] += 1
+    else:
+        f.stack.pop()
         f.pc = ins[1]
 
 

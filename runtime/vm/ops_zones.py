@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from .machine import VM
 
 from .core import CHANGED, SUSPEND, Frame, owner
+from .trial import short
 
 
 def _source_candidates(vm: VM, f: Frame, src: tuple) -> tuple[list[int], bool, tuple[str, int]]:
@@ -45,6 +46,8 @@ def op_TAKE(vm, f, ins):
             f.pc -= 1
             vm.push(vm.linker.on_empty[zname], f.you, step=f.step, depth=f.depth)
             return CHANGED
+        if vm.trial is not None and not optional and not src[4]:
+            short(vm, f, "move", key[0], key[1])
         f.stack.append(False)
         return None
     if choose or optional:
@@ -97,6 +100,8 @@ def op_PUT(vm, f, ins):
     if geo is not None:
         cells = vm.recall(f) or _legal_cells(vm, zname, seat)
         if not cells:
+            if vm.trial is not None:
+                short(vm, f, "move", zname, seat)
             return None  # no legal place: the card stays where it is
         a = vm.decide(f, "cell", f"where to put {vm.pack.cards[vm.state.cards[cid].defn].name}", cells,
                       lambda: [geo.label_in(vm.state.zones[(zname, seat)], c) for c in cells], memo=cells)
@@ -106,6 +111,8 @@ def op_PUT(vm, f, ins):
         vm.move(cid, zname, seat, pos=cells[a], face=face)
         return _moved(vm, f, old, zname)
     if z["kind"] == "slot" and vm.zone_cards(zname, seat):
+        if vm.trial is not None:
+            short(vm, f, "move", zname, seat)
         return None  # a slot holds one card
     old = vm.state.cards[cid].zone
     vm.move(cid, zname, seat, end=end, face=face)
@@ -135,6 +142,8 @@ def op_PUT_CELL(vm, f, ins):
         old = vm.state.cards[cid].zone
         vm.move(cid, zname, seat, pos=cell, face=face)
         return _moved(vm, f, old, zname)
+    if vm.trial is not None:
+        short(vm, f, "move", zname, seat)
     return None
 
 
