@@ -21,6 +21,7 @@ from .emit import Emitter, SpanTable, const_value
 from .expand import ACTIVATION, BROKEN, Expander, build_macros
 from .packs import PackSource, load_chain, resolve_pack_ref
 from .parse import parse_expression, parse_program
+from .phrasing import unphrased_macros
 from .result import CompileResult
 from .vocab import Entry, Vocabulary, build_vocabulary
 from .yamlsrc import YamlDoc
@@ -265,6 +266,7 @@ class _Compiler:
 
         self.card_defaults_checked: set[int] = set()
         cards = self.cards()
+        unphrased_macros(voc.glossary, self.macros, self.asts, [c.id for c in cards], self.diags)
         self.unused_macros()
         self.unpaid_currencies()
         if self.diags.has_errors:
@@ -361,6 +363,9 @@ class _Compiler:
                                          doc.span((*path, "id")), notes=(("first defined here", first_seen[cid][1]),))
                         continue
                     first_seen[cid] = (src.id, doc.span((*path, "id")))
+                    if cid in out:  # a card of an earlier pack replaced: its abilities go with it
+                        for name in [n for n in self.asts if n.startswith(cid + " ")]:
+                            del self.asts[name]
                     card = self.card(doc, path, raw, defaults, src.id)
                     if card is None:
                         continue

@@ -9,10 +9,12 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from .text_ir import Body
+from .text_ir import Body, Phrase
 from .text_realise import Realiser
 
 _MODALS = {"may", "must", "can"}
+# In a glossary phrase, the noun an amount counts: '$n card(s)', '$n step(s)'.
+_COUNTED = r" (?P<noun>(?:[\w€'-]+ ){0,2}?[\w€'-]+)\(s\)"
 _NOT_VERBS = {"the", "a", "an", "all", "each", "up"}
 
 
@@ -23,6 +25,8 @@ def pluralise(word: str) -> str:
     head, _, last = word.rpartition(" ")
     if last.endswith("s") and not last.endswith("ss"):
         return word  # already a plural ('oceans')
+    if len(last) > 4 and re.search(r"[^e]ed$", last):
+        return word  # a participle names a state, not a thing to count ('TR raised', 'tilted')
     if re.search(r"(s|sh|ch|x|z)$", last):
         last += "es"
     elif re.search(r"[^aeiou]y$", last):
@@ -99,6 +103,19 @@ class EnglishRealiser(Realiser):
     def glossary_phrase(self, text: str, args: dict) -> str:
         return english_plural_marks(super().glossary_phrase(text, args))
 
+    def fit_amount(self, text: str, slot: str, arg: Phrase) -> str:
+        """'draw $n card(s)' with a count: 'draw 1 card per jovian tag'; with a value: 'draw cards equal to ...'."""
+        m = re.search(re.escape(slot) + _COUNTED, text)
+        if arg.key == "call-per":
+            per = self.text(arg.slots["per"])
+            if m is None:
+                return text.replace(slot, arg.slots["k"]) + per
+            return f"{text[:m.start()]}{arg.slots['k']} {m['noun']}(s){per}{text[m.end():]}"
+        value = self.text(arg.slots["value"])
+        if m is None:
+            return text.replace(slot, value)
+        return f"{text[:m.start()]}{pluralise(m['noun'])} equal to {value}{text[m.end():]}"
+
     def title(self, text: str) -> str:
         return text[:1].upper() + text[1:]
 
@@ -112,6 +129,10 @@ class EnglishRealiser(Realiser):
         if isinstance(raw, Body):
             return self.run([third_person(self.text(c)) for c in raw.clauses])
         return third_person(text)
+
+    def f_theirs(self, text: str, raw) -> str:
+        """Instructions for other players after '{who}:': their cards are 'their', not the reader's."""
+        return re.sub(r"\byour\b", "their", re.sub(r"\byou\b", "they", text))
 
     def f_agree(self, text: str, raw) -> str:
         """A verb for a third-person subject, unless it already is one ('plays')."""

@@ -8,7 +8,9 @@ clauses chain, and the counter words of amounts (the glossary's ja-counter, else
 
 from __future__ import annotations
 
-from .text_ir import Clause
+import re
+
+from .text_ir import Clause, Phrase
 from .text_realise import Realiser
 
 _GODAN = {
@@ -67,6 +69,16 @@ class JapaneseRealiser(Realiser):
             else:
                 parts.append(conjugate(text, "stem") + "、" if c.joins else end_sentence(text))
         return "".join(parts)
+
+    def fit_amount(self, text: str, slot: str, arg: Phrase) -> str:
+        """'カードを$n枚引く' with a count: '…1つにつき、カードを1枚引く'; with a value: '…と同じ枚数引く'."""
+        if arg.key == "call-per":
+            return self.text(arg.slots["per"]) + text.replace(slot, arg.slots["k"])
+        value = self.text(arg.slots["value"])
+        m = re.search(re.escape(slot) + "(枚|個|段階|回|点)", text)
+        if m is None:
+            return text.replace(slot, f"（{value}）")
+        return f"{text[:m.start()]}{value}と同じ{m[1]}数{text[m.end():]}"
 
     # template filters
     def f_stem(self, text: str, raw) -> str:

@@ -176,7 +176,8 @@ class PhrasePlanner:
         for f in filters:
             if isinstance(f, A.NotThis):
                 parts["other"] = [P("filter.not-this")]
-            elif isinstance(f, A.TraitIs) and f.trait != "type":
+            elif (isinstance(f, A.TraitIs) and f.trait != "type") or (isinstance(f, A.Has)
+                                                                      and self.lex.is_flag(f.name)):
                 parts["traits"].append(self.filter(f))
             elif self.adjectival(f):
                 parts["types"].append(self.filter(f))
@@ -185,7 +186,8 @@ class PhrasePlanner:
         return parts
 
     def adjectival(self, f) -> bool:
-        return isinstance(f, A.TraitIs) or (isinstance(f, A.Has) and self.lex.is_type(f.name))
+        return isinstance(f, A.TraitIs) or (isinstance(f, A.Has) and (self.lex.is_type(f.name)
+                                                                       or self.lex.is_flag(f.name)))
 
     def cards(self, filters=()) -> Callable[[bool], Phrase]:
         """The noun 'card' with the adjectives of `filters` ('other cold tree card')."""
@@ -200,6 +202,8 @@ class PhrasePlanner:
             key = "filter.has" if isinstance(f, A.Has) else "filter.has-no"
             if isinstance(f, A.Has) and self.lex.is_type(f.name):
                 return P("filter.has.type", name=Word(f.name))
+            if self.lex.is_flag(f.name):  # a mark reads as an adjective: 'a tilted card', 'not used'
+                return P(key + ".flag", thing=Word(f.name))
             if self.lex.is_piece(f.name) and not self.lex.is_flag(f.name):
                 return P(key + ".piece", thing=Word(f.name, "pieces", True))
             return P(key, thing=Word(f.name))

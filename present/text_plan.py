@@ -105,34 +105,28 @@ class Planner(PhrasePlanner):
 
     # ---------------------------------------------------------------- macro calls
     def macro(self, g: A.Group) -> Clause:
+        """A macro call: its glossary phrase with the arguments filled in, whatever their form. Card text
+        never says a macro's body (the rules' machinery): without a phrase it names the call as written
+        (the checker's W130 asks for a phrase); the rules reference names a macro that has its own
+        section, and says the body of the others."""
         info = call_info(g)
         phrase = self.lex.phrase(g.macro or "")
-        # see uses_phrase; a decision's option (source mode) is better short than self-contained
-        if phrase is not None and (self.mode == "source" or all(self.plain_arg(a) for a in info.args.values())):
+        if phrase is not None:
             return self.clause(P("glossary-phrase", text=phrase,
                                  args={k: self.call_arg(a) for k, a in info.args.items()}))
         if self.mode == "rules" and g.macro in self.macro_sections:
             return self.clause(P("named-call", call=info.call))
-        if self.mode == "source" and phrase is None and info.call:
+        if self.mode != "rules" and info.call:
             return self.clause(P("as-written", text=" ".join(self.lex.spell(w) for w in info.call.split())))
         return self.grouped(self.clauses(g.body), False)
 
     def uses_phrase(self, g: A.Group) -> bool:
-        """Whether a macro call reads as its glossary phrase (else as its body)."""
-        if g.macro is None or self.lex.phrase(g.macro) is None:
-            return False
-        return all(self.plain_arg(a) for a in call_info(g).args.values())
-
-    def plain_arg(self, a: A.CallArg) -> bool:
-        """Whether an argument reads well inside a phrase: a number or a word, not a computed amount
-        ('draw (start-cards of it)' reads better from the macro's body)."""
-        if a.kind in ("num", "word", "it", "this"):
-            return True
-        if a.kind == "upto":
-            return isinstance(a.value, A.Num) or self.const(a.value) is not None
-        return False
+        """Whether a macro call reads as its glossary phrase (else as its call or its body)."""
+        return g.macro is not None and self.lex.phrase(g.macro) is not None
 
     def call_arg(self, a: A.CallArg) -> Any:
+        """An argument of a phrase: final text for a number or a word, else a phrase the realiser fits into
+        the phrase's words ('draw cards equal to ...', '1 step per jovian tag')."""
         if a.kind == "num":
             return str(a.value)
         if a.kind == "word":
@@ -144,9 +138,31 @@ class Planner(PhrasePlanner):
             return P("card-ref.it")
         if a.kind == "this":
             return P("card-ref.this")
+        if a.kind == "param":
+            return f"${a.value}"
         if isinstance(a.value, A.Node):
-            return self.number(a.value)
+            return self.call_amount(a.value)
         return str(a.value)
+
+    def call_amount(self, e) -> Any:
+        """An expression given to a macro: a number, X, so many per unit, or a value."""
+        c = self.const(e)
+        if c is not None:
+            return str(c)
+        if isinstance(e, A.VarX):
+            return P("x")
+        if isinstance(e, A.Name) and not self.lex.is_resource(e.name) and not self.lex.is_counter(e.name):
+            return self.value(e)  # a word the call passes on (a timing, a zone)
+        if isinstance(e, A.BinOp) and e.op == "*":
+            k, rest = (self.const(e.left), e.right) if self.const(e.left) is not None else (self.const(e.right), e.left)
+            if k is not None and self.has_unit(rest):
+                return P("call-per", k=str(k), per=P("per.one", n="1", unit=self.unit(rest, plural=False)))
+        if isinstance(e, A.BinOp) and e.op == "/" and self.const(e.right) is not None and self.has_unit(e.left):
+            n = self.const(e.right)
+            return P("call-per", k="1", per=P("per", n=str(n), unit=self.unit(e.left, plural=True)))
+        if self.has_unit(e) and not isinstance(e, A.Name):
+            return P("call-per", k="1", per=P("per.one", n="1", unit=self.unit(e, plural=False)))
+        return P("call-value", value=self.value(e))
 
     # ---------------------------------------------------------------- statements
     def s_Gain(self, s: A.Gain) -> Clause:

@@ -152,10 +152,22 @@ class Realiser:
         return "".join(out)
 
     def glossary_phrase(self, text: str, args: dict[str, Any]) -> str:
-        """A macro call as the phrase the pack's glossary gives it, its $parameters filled in."""
+        """A macro call as the phrase the pack's glossary gives it, its $parameters filled in: numbers,
+        words and cards as they are; an amount the call computes fitted to the phrase's words (`fit_amount`)."""
         for name in sorted(args, key=len, reverse=True):
-            text = text.replace(f"${name}", self.text(args[name]))
+            arg = args[name]
+            if isinstance(arg, Phrase) and arg.key in ("call-per", "call-value"):
+                text = self.fit_amount(text, f"${name}", arg)
+            else:
+                text = text.replace(f"${name}", self.text(arg))
         return text
+
+    def fit_amount(self, text: str, slot: str, arg: Phrase) -> str:
+        """A computed amount in a phrase: 'call-per' (k per unit) or 'call-value' (equal to a value).
+        A language moves the words around; by default the per-phrase follows and the value stands in."""
+        if arg.key == "call-per":
+            return text.replace(slot, arg.slots["k"]) + self.text(arg.slots["per"])
+        return text.replace(slot, self.text(arg.slots["value"]))
 
     # ---------------------------------------------------------------- words
     def counter(self, w: Word) -> str:

@@ -35,15 +35,15 @@ def compiled():
 
 
 def _resources_touched(node, describer, out: set):
-    """Resources gained, lost or paid by statements the text describes itself (a macro call that reads
-    as its glossary phrase speaks for its body)."""
+    """Resources gained, lost or paid by statements the text describes itself (card text never says a
+    macro's body: a call reads as its glossary phrase, or as written)."""
     if isinstance(node, tuple):
         for n in node:
             _resources_touched(n, describer, out)
         return
     if not isinstance(node, A.Node):
         return
-    if isinstance(node, A.Group) and node.macro is not None and describer.uses_phrase(node):
+    if isinstance(node, A.Group) and node.macro is not None:
         return
     if isinstance(node, A.Gain | A.Lose):
         out.add(node.resource)

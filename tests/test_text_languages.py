@@ -27,6 +27,7 @@ TOY = {
     "labels": {"requires": "NEED"},
     "templates": {
         "inline": "{body}",
+        "as-written": "<{text}>",
         "amount.n": "{n} {what}",
         "card-noun.one": "card",
         "card-noun": "cards",
@@ -86,8 +87,8 @@ def toy(monkeypatch, tmp_path):
 
 
 def test_a_toy_language_says_statements_from_its_templates(toy):
-    # a macro call without a glossary phrase reads as its body ('draw $n' is a move)
-    assert toy.ability("oak", "green") == "take 1 card off the top of «deck» into my «hand» !"
+    # a macro call without a glossary phrase reads as written, never as its body (the checker warns: W130)
+    assert toy.ability("oak", "green") == "<draw 1> !"
     # a cost and its reward; number agreement from the planner, the plural from the toy's rule
     assert toy.ability("mint", "green") == "give 1 «soil» => get 2 «coin-i» !"
     # clauses that join run together in one sentence, joined the toy's way
