@@ -47,7 +47,7 @@ def unphrased_macros(glossary: dict | None, macros: dict, asts: dict, card_ids, 
     some language of the pack, at the first such call."""
     if not glossary:
         return
-    signatures = {m.signature for ms in macros.values() for m in ms}
+    signatures = {getattr(m, "signature", None) for ms in macros.values() if isinstance(ms, list | tuple) for m in ms}
     langs = phrase_languages(glossary, signatures)
     cards = set(card_ids)
     calls: dict[str, list[A.Group]] = {}

@@ -67,7 +67,16 @@ class Lexicon:
 
     def term(self, name: str, plural: bool = False, sec: str | None = None) -> str:
         """The word for a name; `sec` picks the rules.yaml section when a name is in several
-        (Earth's 'growth' is both a stat and a piece). `plural` only matters in a language with a plural rule."""
+        (Earth's 'growth' is both a stat and a piece). `plural` only matters in a language with a plural rule.
+        A trait's value (`sec` 'trait:TRAIT') reads as the glossary's 'TRAIT=VALUE' where there is one, so a
+        tag keeps apart from a resource of the same name (Terraforming Mars: 植物タグ, the plant tag; 植物)."""
+        if sec is not None and sec.startswith("trait:"):
+            value = self.glossary.get(f"{sec[6:]}={name}", {})
+            if value.get(self.lang):
+                if plural and self.plural_rule is not None:
+                    return value.get(f"{self.lang}-plural") or self.plural_rule(value[self.lang])
+                return value[self.lang]
+            sec = None
         g = self.glossary.get(name, {})
         names = self._entry_names(name, sec)
         if plural and self.plural_rule is not None:
@@ -110,6 +119,14 @@ class Lexicon:
 
     def is_piece(self, name: str) -> bool:
         return name in self.voc.pieces
+
+    def is_internal(self, name: str) -> bool:
+        """A counter the rules keep for themselves (`internal: true`): never named to players."""
+        for sec in (self.voc.resources, self.voc.counters):
+            entry = sec.get(name)
+            if entry is not None and isinstance(entry.value, dict) and entry.value.get("internal"):
+                return True
+        return False
 
     def is_resource(self, name: str) -> bool:
         return name in self.voc.resources

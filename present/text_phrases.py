@@ -197,7 +197,7 @@ class PhrasePlanner:
     def filter(self, f) -> Phrase:
         if isinstance(f, A.TraitIs):
             return P("filter.trait" + (".type" if f.trait == "type" else ""), trait=Word(f.trait),
-                     values=[Word(v) for v in f.values])
+                     values=[Word(v, f"trait:{f.trait}") for v in f.values])
         if isinstance(f, A.Has | A.HasNo):
             key = "filter.has" if isinstance(f, A.Has) else "filter.has-no"
             if isinstance(f, A.Has) and self.lex.is_type(f.name):
@@ -313,7 +313,7 @@ class PhrasePlanner:
         if isinstance(a, A.Query):
             return self.query(a)
         if isinstance(a, A.TraitIs):
-            return P("trait-values", values=[Word(v) for v in a.values])
+            return P("trait-values", values=[Word(v, f"trait:{a.trait}") for v in a.values])
         if isinstance(a, A.Name) and not self.lex.param(a.name):
             return P("arg.name", name=Word(a.name), value=self.value(a))
         return self.value(a)
@@ -373,11 +373,28 @@ class PhrasePlanner:
     def e_BinOp(self, e: A.BinOp) -> Any:
         if e.op in COMPARISONS or e.op in ("and", "or"):
             return self.cond(e)
+        if e.op in ("+", "-"):  # an internal counter added in is the rules' bookkeeping ('oxygen <= 5 + slack')
+            if self.internal(e.right):
+                return self.value(e.left)
+            if self.internal(e.left) and e.op == "+":
+                return self.value(e.right)
         c = self.const(e)
         if c is not None:
             return str(c)
         return P(f"arith.{_ARITH_NAMES.get(e.op, e.op)}", op=e.op, left=self.operand(e.left),
                  right=self.operand(e.right))
+
+    def shown(self, e):
+        """An expression without the internal counters added to it (what a player is told)."""
+        if isinstance(e, A.BinOp) and e.op in ("+", "-"):
+            if self.internal(e.right):
+                return self.shown(e.left)
+            if self.internal(e.left) and e.op == "+":
+                return self.shown(e.right)
+        return e
+
+    def internal(self, e) -> bool:
+        return isinstance(e, A.Name) and self.lex.is_internal(e.name)
 
     def operand(self, e) -> Phrase:
         return P("operand" + (".compound" if isinstance(e, A.BinOp) else ""), value=self.value(e))
@@ -451,7 +468,7 @@ class PhrasePlanner:
         return P("cond.nonzero", value=self.value(e))
 
     def compare(self, e: A.BinOp) -> Phrase:
-        left, op, right = e.left, e.op, e.right
+        left, op, right = self.shown(e.left), e.op, self.shown(e.right)
         if self.const(left) is not None and self.const(right) is None:  # 3 <= x  ->  x >= 3
             left, right = right, left
             op = _MIRRORED[op]
