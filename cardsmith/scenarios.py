@@ -1,8 +1,12 @@
 """Scenario tests as data: a starting state, a program with scripted decisions, the expected state.
 
 A scenario file names its pack and lists scenarios. Each builds a state from scratch (only
-the cards it names exist), runs its `do` program for the active player with its scripted
-decisions, optionally scores, and compares what it expects. `cardsmith test` runs them.
+the cards it names exist; cardsmith/scenario_state.py), runs its `do` program (or its steps, one
+after the other) for the active player with its scripted decisions, optionally scores, and
+compares what it expects, at the checkpoints between steps and at the end
+(cardsmith/scenario_expect.py). `cardsmith test` runs them. Nothing in a scenario passes by
+default: a step that does not compile, or a name in `state` or `expect` the pack does not
+declare, fails it at its line and column.
 """
 
 from __future__ import annotations
@@ -11,19 +15,19 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cardsmith.bytecode import CompiledPack
 from cardsmith.bytecode.inputs import InputError, printable, read_input
-from cardsmith.compiler.diagnostics import Diagnostic, Diagnostics, Span, did_you_mean
+from cardsmith.compiler.diagnostics import Diagnostic, Diagnostics, Severity, Span, did_you_mean
 from cardsmith.compiler.packs import MAX_SEARCH_DEPTH, builtin_packs, display_path, has_pack, resolve_pack_ref, walk
 from cardsmith.compiler.pipeline import CompileResult, compile_pack
 from cardsmith.compiler.schema import validate
 from cardsmith.compiler.yamlsrc import MAX_FILE_BYTES, YamlDoc, load_yaml_file
 from cardsmith.runtime.agents import ScriptedAgent, ScriptExhausted, ScriptMismatch
 from cardsmith.runtime.game import Game
-from cardsmith.runtime.geometry import geometry
-from cardsmith.runtime.params import MAX_VALUE, param_problems
-from cardsmith.runtime.state import SHARED, Card, GameState
-from cardsmith.runtime.vm import RuntimeFault, linker_for
+from cardsmith.runtime.params import param_problems
+from cardsmith.runtime.vm import RuntimeFault
+
+from .scenario_expect import check_names, compare
+from .scenario_state import SetupError, build_state
 
 
 @dataclass
@@ -35,12 +39,6 @@ class Outcome:
     problems: list[str] = field(default_factory=list)
     cites: str = ""
     game: Game | None = None  # the finished game, for tests that look further
-
-
-class _Setup(Exception):
-    def __init__(self, message: str, path: tuple) -> None:
-        super().__init__(message)
-        self.path = path
 
 
 _PACKS: dict[str, CompileResult] = {}
@@ -125,300 +123,175 @@ def _run_one(doc: YamlDoc, path: tuple, sc: dict, res: CompileResult) -> Outcome
     pack = res.pack
     assert pack is not None and res.compiler is not None
     out = Outcome(doc.file, sc["name"], doc.span(path), False, cites=sc.get("cites", ""))
-    diags = res.compiler.diags
-    before = len(diags.items)
-    code = res.compiler.snippet(doc, (*path, "do"), f"scenario {sc['name']}", scoring=False)
-    new = diags.items[before:]
-    del diags.items[before:]
-    if code is None:
-        out.problems = [_fmt(d) for d in new]
+    steps = _steps(sc)
+    codes = []
+    for step, text_path in steps:
+        code, errors = _compile_step(res, doc, (*path, *text_path), f"scenario {sc['name']}"
+                                     + (f" step {step}" if len(steps) > 1 else ""))
+        if errors:  # a step that does not compile fails the scenario, whatever else happened
+            out.problems += [_fmt(d) for d in errors]
+        codes.append(code)
+    if out.problems:
         return out
     n = sc.get("players", 2)
     bad = param_problems(pack, sc.get("params"))
     if bad:
-        out.problems = [f"{doc.span((*path, 'params'))}: {bad[0]}"]
+        out.problems = [f"{doc.span((*path, 'params'))}: error[E140]: {bad[0]}"]
+        return out
+    lo, hi = pack.players
+    if not lo <= n <= hi:
+        out.problems = [f"{doc.span((*path, 'players'))}: error[E140]: {pack.name} is for {lo} to {hi} players, "
+                        f"not {n}"]
         return out
     try:
-        state = build_state(pack, n, sc)
-    except _Setup as e:
-        out.problems = [f"{doc.span((*path, *e.path))}: {e}"]
+        state, roster = build_state(pack, n, sc)
+    except SetupError as e:
+        out.problems = [_located(doc, path, e)]
         return out
-    script = ScriptedAgent(list(sc.get("decisions", [])))
-    try:
-        game = Game(pack, n, sc.get("seed", 0), [script] * n, sc.get("params"), log=True, state=state)
-    except ValueError as e:
-        out.problems = [str(e)]
+    checks = [(("expect",), sc.get("expect") or {})]
+    checks += [(("checkpoints", i, "expect"), cp.get("expect") or {}) for i, cp in enumerate(sc.get("checkpoints", []))]
+    for key, expect in checks:
+        out.problems += [_located(doc, path, e) for e in check_names(pack, state, roster, expect, key)]
+    stops, bad_stops = _checkpoint_steps(sc, steps)
+    out.problems += [_located(doc, path, e) for e in bad_stops]
+    if out.problems:
         return out
+    script = ScenarioScript(sc.get("decisions", []), doc, (*path, "decisions"))
+    game = Game(pack, n, sc.get("seed", 0), [script] * n, sc.get("params"), log=True, state=state)
     game.phase = "play"
-    game.vm.push(code, state.active)
-    if not sc.get("score"):
-        game.phase = "scoring"  # stop after the program: no flow, no scoring
     try:
+        for i, code in enumerate(codes):
+            if state.over:  # 'end game': the steps after it do not run
+                out.problems += [f"checkpoint after step {steps[i - 1][0]}: not reached, the game ended before "
+                                 f"step {steps[i][0]}" for j in stops if j >= i]
+                break
+            game.vm.push(code, state.active)
+            _drain(game)
+            for j, cp in enumerate(sc.get("checkpoints", [])):
+                if stops[j] == i:
+                    out.problems += [f"after step {steps[i][0]}: {p}" for p in compare(game, roster, cp["expect"])]
+        if not sc.get("score"):
+            game.phase = "scoring"  # no flow and no scoring after the program
         game.play()
     except ScriptExhausted as e:
-        out.problems = [f"a decision had no scripted answer: {e.decision.prompt} — options: "
-                        f"{', '.join(f'{i}: {label}' for i, label in enumerate(e.decision.labels))}"]
+        out.problems += [f"a decision had no scripted answer: {e.decision.prompt} — options: "
+                         f"{', '.join(f'{i}: {label}' for i, label in enumerate(e.decision.labels))}"]
         return out
-    except ScriptMismatch as e:
-        out.problems = [str(e)]
-        return out
-    except RuntimeFault as e:
-        out.problems = [str(e)]
+    except (ScriptMismatch, RuntimeFault) as e:
+        out.problems += [str(e)]
         return out
     out.game = game
-    out.problems = check_expectations(game, sc.get("expect") or {}, len(script.answers))
+    expect = sc.get("expect") or {}
+    out.problems += script.problems + compare(game, roster, expect) + _results(game, expect, len(script.answers))
     out.passed = not out.problems
     return out
 
 
-def _fmt(d: Diagnostic) -> str:
-    return f"{d.span}: {d.severity}[{d.code}]: {d.message}" + (f" ({d.hint})" if d.hint else "")
+def _steps(sc: dict) -> list[tuple[str, tuple]]:
+    """(name, path of its text) of each step of `do`: one program, or a list of them (a text, or {name, do})."""
+    do = sc["do"]
+    if isinstance(do, str):
+        return [("0", ("do",))]
+    return [(str(s["name"]) if isinstance(s, dict) else str(i), ("do", i, "do") if isinstance(s, dict) else ("do", i))
+            for i, s in enumerate(do)]
 
 
-def build_state(pack: CompiledPack, n: int, sc: dict) -> GameState:
-    """A state holding exactly the cards the scenario names, where it puts them."""
-    st = GameState(n, len(pack.automa))
-    import random
-
-    st.rng = random.Random(sc.get("seed", 0))
-    st.params = {**pack.params, **(sc.get("params") or {})}
-    for seat in range(st.seats):
-        st.counters[seat] = {k: d.get("start", 0) for k, d in pack.resources.items()}
-    st.globals = {k: d.get("start", 0) for k, d in pack.counters.items()}
-    for zname, z in pack.zones.items():
-        seats = [SHARED] if z.get("owner", "player") == "shared" else list(range(st.seats))
-        for seat in seats:
-            geo = geometry(z)
-            st.zones[(zname, seat)] = [None] * geo.size if geo else []
-    st.active = sc.get("active", 0)
-    if st.active >= n:
-        raise _Setup(f"active player {st.active} does not exist with {n} players", ("active",))
-    index = {c.id: i for i, c in enumerate(pack.cards)}
-    setup = sc.get("state") or {}
-    players = setup.get("players") or []
-    if len(players) > n:
-        raise _Setup(f"the state describes {len(players)} players but the scenario has {n}", ("state", "players"))
-    linker = linker_for(pack)
-    for seat, p, base in _described_seats(pack, n, setup, "state"):
-        store = st.counters[seat] if seat != SHARED else st.globals
-        decls = pack.resources if seat != SHARED else pack.counters
-        for k, v in (p.get("counters") or {}).items():
-            if k not in decls:
-                raise _Setup(f"unknown {'resource' if seat != SHARED else 'shared counter'} '{k}'",
-                             (*base, "counters", k))
-            if not -MAX_VALUE <= v <= MAX_VALUE:
-                raise _Setup(f"a counter stays within ±{MAX_VALUE:.0e} in a game", (*base, "counters", k))
-            store[k] = v
-        for zname, content in (p.get("zones") or {}).items():
-            z = pack.zones.get(zname)
-            if z is None:
-                raise _Setup(f"unknown zone '{zname}'", (*base, "zones", zname))
-            zseat = SHARED if z.get("owner", "player") == "shared" else seat
-            if zseat == SHARED and seat != SHARED:
-                raise _Setup(f"zone '{zname}' is shared: describe it under 'shared'", (*base, "zones", zname))
-            if zseat != SHARED and seat == SHARED:
-                raise _Setup(f"zone '{zname}' belongs to a player", (*base, "zones", zname))
-            _fill_zone(st, pack, index, z, zname, zseat, content, (*base, "zones", zname))
-        for key in ("pieces", "flags"):
-            for cid_name, value in (p.get(key) or {}).items():
-                card = _find(st, pack, cid_name, seat)
-                if card is None:
-                    raise _Setup(f"no card '{cid_name}' in this player's zones", (*base, key, cid_name))
-                if key == "pieces":
-                    for piece, count in value.items():
-                        if piece not in pack.pieces:
-                            raise _Setup(f"unknown piece '{piece}'", (*base, key, cid_name, piece))
-                        if count > MAX_VALUE:
-                            raise _Setup(f"pieces stay within {MAX_VALUE:.0e} in a game", (*base, key, cid_name, piece))
-                        card.pieces[piece] = count
-                else:
-                    for flag in value:
-                        if flag not in pack.flags:
-                            raise _Setup(f"unknown flag '{flag}'", (*base, key, cid_name))
-                        card.flags.add(flag)
-    for card in st.cards:
-        if card.zone in linker.in_play:
-            for lst, table in ((st.live_triggers, linker.live_cards), (st.live_modifiers, linker.modifiers)):
-                if table[card.defn]:
-                    lst.append(card.id)
-    return st
+def _compile_step(res: CompileResult, doc: YamlDoc, path: tuple, name: str):
+    """The step's code and the errors of compiling it (expanding its macros included)."""
+    diags = res.compiler.diags
+    before = len(diags.items)
+    code = res.compiler.snippet(doc, path, name, scoring=False)
+    new = diags.items[before:]
+    del diags.items[before:]
+    errors = [d for d in new if d.severity is Severity.ERROR]
+    if code is None and not errors:  # silenced for a fault reported elsewhere: say so rather than pass
+        errors = [Diagnostic("E100", "this program does not compile", doc.span(path))]
+    return code, errors
 
 
-def _described_seats(pack: CompiledPack, n: int, described: dict, key: str):
-    """(seat, entry, path) for each player, each automa seat (by name) and the shared part a scenario's
-    state or expectation describes."""
-    out = [(seat, p, (key, "players", seat)) for seat, p in enumerate(described.get("players") or [])]
-    names = [a["id"] for a in pack.automa]
-    for name, p in (described.get("automa") or {}).items():
-        if name not in names:
-            from cardsmith.compiler.diagnostics import did_you_mean
-
-            hint = did_you_mean(name, names)
-            raise _Setup(f"the pack has no automa seat '{name}'" + (f"; {hint}" if hint else ""),
-                         (key, "automa", name))
-        out.append((n + names.index(name), p, (key, "automa", name)))
-    out.append((SHARED, described.get("shared") or {}, (key, "shared")))
-    return out
-
-
-def _fill_zone(st: GameState, pack: CompiledPack, index: dict, z: dict, zname: str, seat: int, content,
-               path: tuple) -> None:
-    def new(card_id: str, where: tuple) -> Card:
-        if card_id not in index:
-            from cardsmith.compiler.diagnostics import did_you_mean
-
-            hint = did_you_mean(card_id, index)
-            raise _Setup(f"the pack has no card '{card_id}'" + (f"; {hint}" if hint else ""), where)
-        c = Card(len(st.cards), index[card_id], zname, seat)
-        st.cards.append(c)
-        return c
-
-    zone = st.zones[(zname, seat)]
-    geo = geometry(z)
-    if geo is not None:
-        if not isinstance(content, dict):
-            raise _Setup("a board zone is described as 'row,col': card-id", path)
-        places = {}
-        for key in content:
-            places[key] = _board_key(key)
-            if places[key] is None:
-                raise _Setup(f"board position {printable(repr(key))} should look like '1,2' (row, column)",
-                             (*path, key))
-        shift = _growing_shift(geo, places.values())
-        for key, card_id in content.items():
-            r, c = places[key]
-            cell = geo.cell(r + shift[0], c + shift[1])
-            if cell is None:
-                raise _Setup(f"position '{key}' is not on the board of zone '{zname}'", (*path, key))
-            card = new(card_id, (*path, key))
-            card.pos = cell
-            zone[card.pos] = card.id
-        return
-    if not isinstance(content, list):
-        raise _Setup("list the card ids in this zone", path)
-    cards = [new(cid, (*path, i)).id for i, cid in enumerate(content)]
-    if z["kind"] == "pile":
-        cards.reverse()  # listed top first; the top of a pile is the end of its list
-    zone.extend(cards)
+def _checkpoint_steps(sc: dict, steps: list[tuple[str, tuple]]) -> tuple[list[int], list[SetupError]]:
+    """The step index each checkpoint follows; a checkpoint after no step is a located error."""
+    names = [s for s, _ in steps]
+    out, bad = [], []
+    for i, cp in enumerate(sc.get("checkpoints", [])):
+        after = cp["after"]
+        at = ("checkpoints", i, "after")
+        if isinstance(after, int):
+            if not 0 <= after < len(steps):
+                bad.append(SetupError(f"there is no step {after}: 'do' has {len(steps)} step(s), counted from 0", at,
+                                      value=True))
+            out.append(after)
+        elif after in names:
+            out.append(names.index(after))
+        else:
+            bad.append(SetupError(f"no step of 'do' is named '{printable(after)}'", at, "E101",
+                                  did_you_mean(after, names) or "name a step: '- {name: NAME, do: ...}'", value=True))
+            out.append(-1)
+    return out, bad
 
 
-def _board_key(key: str) -> tuple[int, int] | None:
-    """'row,col' as two numbers (1-based), or None when the key is not of that form."""
-    parts = key.split(",")
-    if len(parts) != 2 or not all(p.strip().isdigit() and len(p.strip()) <= 6 for p in parts):
-        return None
-    return int(parts[0]), int(parts[1])
-
-
-def _growing_shift(geo, places) -> tuple[int, int]:
-    """Where a growing grid's described rows and columns (counted from the top-left corner of its cards)
-    lie in its frame: centred, so that the span can still grow to its limit on every side."""
-    if geo.limit is None or not places:
-        return 0, 0
-    rows = [r for r, _ in places]
-    cols = [c for _, c in places]
-    frame_h, frame_w = len(geo.rows), geo.width
-    return ((frame_h - (max(rows) - min(rows) + 1)) // 2 - (min(rows) - 1),
-            (frame_w - (max(cols) - min(cols) + 1)) // 2 - (min(cols) - 1))
-
-
-def _find(st: GameState, pack: CompiledPack, card_id: str, seat: int) -> Card | None:
-    for c in st.cards:
-        if pack.cards[c.defn].id == card_id and (c.seat == seat):
-            return c
-    return None
-
-
-def _zone_ids(game: Game, zname: str, seat: int) -> list[str]:
-    pack = game.pack
-    cards = [c for c in game.state.zones[(zname, seat)] if c is not None]
-    if pack.zones[zname]["kind"] == "pile":
-        cards = list(reversed(cards))
-    return [pack.cards[game.state.cards[c].defn].id for c in cards]
-
-
-def check_expectations(game: Game, expect: dict, answers_left: int) -> list[str]:
-    pack, st = game.pack, game.state
-    problems: list[str] = []
-    try:
-        described = _described_seats(pack, st.n, expect, "expect")
-    except _Setup as e:
-        return [str(e)]
-    for seat, p, _ in described:
-        who = (f"player {seat}" if seat < st.n else f"automa {pack.automa[seat - st.n]['id']}") \
-            if seat != SHARED else "shared"
-        store = st.counters[seat] if seat != SHARED else st.globals
-        for k, v in (p.get("counters") or {}).items():
-            if store.get(k, 0) != v:
-                problems.append(f"{who} {k}: expected {v}, got {store.get(k, 0)}")
-        for zname, want in (p.get("zones") or {}).items():
-            if zname not in pack.zones:
-                problems.append(f"{who}: unknown zone '{zname}'")
+def _drain(game: Game) -> None:
+    """Run the programs pushed until none is left, answering every decision."""
+    while True:
+        if game.pending is None:
+            if not game.vm.frames:
+                return
+            d = game.vm.run()
+            if d is None:
                 continue
-            zseat = SHARED if pack.zones[zname].get("owner", "player") == "shared" else seat
-            geo = geometry(pack.zones[zname])
-            if geo is not None and isinstance(want, dict) and not set(want) & {"count", "contains", "excludes"}:
-                grid = st.zones[(zname, zseat)]
-                for key, cid in want.items():
-                    place = _board_key(key)
-                    if place is None:
-                        problems.append(f"{who} {zname}: board position {printable(repr(key))} should look like "
-                                        "'1,2' (row, column)")
-                        continue
-                    r, c = place
-                    # a growing grid counts from the top-left corner of its cards' span
-                    cell = geo.absolute(grid, r, c) if any(x is not None for x in grid) else None
-                    got = grid[cell] if cell is not None else None
-                    got_id = pack.cards[st.cards[got].defn].id if got is not None else None
-                    if got_id != cid:
-                        problems.append(f"{who} {zname} at {key}: expected {cid}, got {got_id or 'nothing'}")
-                continue
-            have = _zone_ids(game, zname, zseat)
-            if isinstance(want, list):
-                if have != want:
-                    problems.append(f"{who} {zname}: expected {want}, got {have}")
-                continue
-            if "count" in want and len(have) != want["count"]:
-                problems.append(f"{who} {zname}: expected {want['count']} cards, got {len(have)} ({have})")
-            for cid in want.get("contains", []):
-                if cid not in have:
-                    problems.append(f"{who} {zname}: expected to contain {cid}, has {have}")
-            for cid in want.get("excludes", []):
-                if cid in have:
-                    problems.append(f"{who} {zname}: expected not to contain {cid}")
-        for cid_name, pieces in (p.get("pieces") or {}).items():
-            card = _find(st, pack, cid_name, seat)
-            if card is None:
-                problems.append(f"{who}: no card '{cid_name}' to check pieces on")
-                continue
-            for piece, count in pieces.items():
-                if card.pieces.get(piece, 0) != count:
-                    problems.append(f"{who} {cid_name} {piece}: expected {count}, got {card.pieces.get(piece, 0)}")
-        for cid_name, flags in (p.get("flags") or {}).items():
-            card = _find(st, pack, cid_name, seat)
-            if card is None or set(flags) != card.flags:
-                problems.append(f"{who} {cid_name} flags: expected {sorted(flags)}, got "
-                                f"{sorted(card.flags) if card else 'no such card'}")
-        if "score" in p and seat != SHARED:
-            got = sum(st.scores[seat].values())
-            if got != p["score"]:
-                problems.append(f"{who} score: expected {p['score']}, got {got} ({st.scores[seat]})")
-        for step, v in (p.get("score-steps") or {}).items():
-            if st.scores[seat].get(step, 0) != v:
-                problems.append(f"{who} score step {step}: expected {v}, got {st.scores[seat].get(step, 0)}")
+            game.pending = d
+        game.decide(game.ask(game.pending))
+
+
+def _results(game: Game, expect: dict, answers_left: int) -> list[str]:
+    problems = []
     if "decisions-left" in expect and answers_left != expect["decisions-left"]:
         problems.append(f"expected {expect['decisions-left']} scripted answers left over, {answers_left} were")
     elif "decisions-left" not in expect and answers_left:
         problems.append(f"{answers_left} scripted answers were never asked for")
-    if "winners" in expect:
-        res = game.result()
-        if res.winners != expect["winners"]:
-            problems.append(f"winners: expected {expect['winners']}, got {res.winners} (totals {res.totals})")
-    if "places" in expect:
-        res = game.result()
-        if res.places != expect["places"]:
-            problems.append(f"places: expected {expect['places']}, got {res.places} (totals {res.totals})")
+    for key in ("winners", "places"):
+        if key in expect:
+            res = game.result()
+            if getattr(res, key) != expect[key]:
+                problems.append(f"{key}: expected {expect[key]}, got {getattr(res, key)} (totals {res.totals})")
     return problems
+
+
+class ScenarioScript(ScriptedAgent):
+    """A scenario's answers. An answer written `{answer: A, offered: [...], not-offered: [...]}` also says which
+    options the decision it answers must offer and must not (labels matched as answers are: the whole label
+    or its start)."""
+
+    def __init__(self, answers: list, doc: YamlDoc, path: tuple) -> None:
+        super().__init__([a["answer"] if isinstance(a, dict) else a for a in answers])
+        self.checks = [a if isinstance(a, dict) else None for a in answers]
+        self.doc, self.path = doc, path
+        self.asked = 0
+        self.problems: list[str] = []
+
+    def choose(self, view, decision) -> int:
+        i = self.asked
+        self.asked += 1
+        check = self.checks[i] if i < len(self.checks) else None
+        if check is not None:
+            labels = decision.labels
+            for key, want in (("offered", True), ("not-offered", False)):
+                for j, entry in enumerate(check.get(key, [])):
+                    if any(label == entry or label.startswith(entry) for label in labels) != want:
+                        self.problems.append(
+                            f"{self.doc.span((*self.path, i, key, j))}: decision {i} ({decision.prompt}): "
+                            f"{printable(repr(entry))} is {'not ' if want else ''}offered; the options: "
+                            f"{', '.join(labels)}")
+        return super().choose(view, decision)
+
+
+def _located(doc: YamlDoc, path: tuple, e: SetupError) -> str:
+    where = (*path, *e.path)
+    return _fmt(Diagnostic(e.code, str(e), doc.span(where) if e.value else doc.key_span(where), hint=e.hint))
+
+
+def _fmt(d: Diagnostic) -> str:
+    return f"{d.span}: {d.severity}[{d.code}]: {d.message}" + (f" ({d.hint})" if d.hint else "")
 
 
 def scenario_game(pack_ref: str, scenario: dict) -> Game:
@@ -448,12 +321,12 @@ def scenario_game(pack_ref: str, scenario: dict) -> Game:
     code = res.compiler.snippet(doc, ("scenarios", 0, "do"), "scenario")
     new = res.compiler.diags.items[before:]
     del res.compiler.diags.items[before:]
-    if code is None:
+    if code is None or any(d.severity is Severity.ERROR for d in new):
         raise ValueError(render_text(new))
     n = sc.get("players", 2)
     try:
-        state = build_state(res.pack, n, sc)
-    except _Setup as e:
+        state, _ = build_state(res.pack, n, sc)
+    except SetupError as e:
         raise ValueError(str(e)) from None
     game = Game(res.pack, n, sc.get("seed", 0), None, sc.get("params"), state=state)
     game.phase = "scoring" if not sc.get("score") else "play"
