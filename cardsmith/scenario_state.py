@@ -23,7 +23,7 @@ class SetupError(Exception):
     """A scenario's description cannot be used: `path` leads to the entry at fault (reported at its key, a name,
     unless `value`: then at its value), `code` is its diagnostic."""
 
-    def __init__(self, message: str, path: tuple, code: str = "E140", hint: str | None = None,
+    def __init__(self, message: str, path: tuple, code: str = "E160", hint: str | None = None,
                  value: bool = False) -> None:
         super().__init__(message)
         self.path = path

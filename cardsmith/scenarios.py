@@ -136,11 +136,11 @@ def _run_one(doc: YamlDoc, path: tuple, sc: dict, res: CompileResult) -> Outcome
     n = sc.get("players", 2)
     bad = param_problems(pack, sc.get("params"))
     if bad:
-        out.problems = [f"{doc.span((*path, 'params'))}: error[E140]: {bad[0]}"]
+        out.problems = [f"{doc.span((*path, 'params'))}: error[E160]: {bad[0]}"]
         return out
     lo, hi = pack.players
     if not lo <= n <= hi:
-        out.problems = [f"{doc.span((*path, 'players'))}: error[E140]: {pack.name} is for {lo} to {hi} players, "
+        out.problems = [f"{doc.span((*path, 'players'))}: error[E160]: {pack.name} is for {lo} to {hi} players, "
                         f"not {n}"]
         return out
     try:

@@ -87,7 +87,7 @@ def test_a_players_zone_under_shared_is_a_located_error(tmp_path):
     """It was a KeyError ('hand', -1) out of build_state."""
     o = one(tmp_path, "  - name: misplaced\n    do: \"nothing\"\n    state:\n      shared:\n"
                       "        zones: {hand: [red-apple]}\n")
-    assert "belongs to each player" in located(o.problems, 7, 17, "E140")
+    assert "belongs to each player" in located(o.problems, 7, 17, "E160")
 
 
 @pytest.mark.parametrize("state, line, col, message", [
@@ -110,7 +110,7 @@ def test_every_malformed_state_is_a_located_error(tmp_path, state, line, col, me
 
 def test_a_first_player_that_does_not_exist_is_located(tmp_path):
     o = one(tmp_path, "  - name: first\n    players: 2\n    first: 2\n    do: \"nothing\"\n")
-    assert "does not exist with 2 players" in located(o.problems, 5, 12, "E140")
+    assert "does not exist with 2 players" in located(o.problems, 5, 12, "E160")
 
 
 # ---------------------------------------------------------------------------- what the format can say
@@ -250,7 +250,7 @@ def test_checkpoints_between_steps_by_index_and_by_name(tmp_path):
     o = one(tmp_path, body.replace("after: second", "after: secnd"))
     assert "did you mean 'second'?" in located(o.problems, 10, 17, "E101")
     o = one(tmp_path, body.replace("after: 0", "after: 3"))
-    assert "there is no step 3" in located(o.problems, 9, 17, "E140")
+    assert "there is no step 3" in located(o.problems, 9, 17, "E160")
     o = one(tmp_path, body.replace("counters: {coin: 6}", "counters: {coim: 6}"))
     assert "did you mean 'coin'?" in located(o.problems, 10, 56, "E101")
 
