@@ -86,8 +86,13 @@ OPS: tuple[Op, ...] = (
        "for each card in orchard: ..."),
     Op("NEXT_CARD", ("target",), "iter -- iter | ", "Set 'it' to the next card, or restore 'it', drop the "
        "iterator and jump."),
-    Op("FOR_PLAYERS", ("kind", "start"), "-- iter", "Start a loop over players: each, each_other, turns "
-       "(also sets the active player), ref, chosen.", "each opponent: ...", decides=True),
+    Op("FOR_PLAYERS", ("kind", "start"), "-- iter", "Start a loop over players: each, each_other, opponents, turns "
+       "(also sets the active player), ref (start names the player); chosen (start: {other, filters}: one player "
+       "the current player chooses among those the filters allow, and for whom what the loop governs can be done; "
+       "the chooser keeps the loop's choices), named (start: {name, chooses}: the player bound to the local name; "
+       "the loop's choices stay with whoever was choosing unless chooses), ranked (start: {measure, place, fewest, "
+       "ties[, count]}: the players placed there by the measure, a program run for each player; count names the "
+       "local that holds how many share the place).", "each opponent: ...", decides=True),
     Op("NEXT_PLAYER", ("target",), "iter -- iter | ", "Make the next player current, or restore and jump."),
     Op("CHOOSE_CARD", ("query", "optional"), "-- b", "The player chooses a matching card as 'it'; false if "
        "there is none (or the player declines an optional choice). A card another player reserved (a piece "
@@ -126,8 +131,8 @@ OPS: tuple[Op, ...] = (
     Op("FLIP", (), "c --", "Turn a double-sided card to its other side.", "flip it"),
     Op("CAN_MARK", ("flag", "on", "target"), "-- b", "Whether a target card (it, this, or any card of a "
        "query) can be marked or unmarked, i.e. is not already in that state (cost check)."),
-    Op("SCORE", (), "n --", "Add to the current player's score in the scoring step being counted.",
-       "score 2 per card in orchard"),
+    Op("SCORE", ("step",), "n --", "Add to the current player's score: in the step named, else in the scoring step "
+       "being counted, else (during play) in the first step declared during-play.", "score 2 per card in orchard"),
     Op("EMIT", ("event", "object"), "--", "Announce an event about the current player and 'it', with an "
        "optional object name; triggers that match run now.", "emit harvest apple"),
     Op("PASS_FIRST", ("who",), "--", "Hand the first-player marker to a player.",
@@ -176,6 +181,28 @@ OPS: tuple[Op, ...] = (
        "in any order: gain 1 coin, lose 1 coin", decides=True),
     Op("NEXT_PART", ("target",), "iter -- iter i | ", "The next part of the chosen order, or drop the iterator and "
        "jump."),
+    # players as values, rankings, choices made at once, whole zones
+    Op("CHOOSE_PLAYER", ("pick", "end"), "-- b", "The current player chooses a player among those the pick allows "
+       "({other, filters, name}: not themselves, player flags and counters), and for whom instructions up to end "
+       "can be done in full; the player is bound to the local name. False when nobody can be chosen.",
+       "choose a player other than you as rival: ...", decides=True),
+    Op("MARK_PLAYER", ("flag", "on"), "p --", "Set or clear a player flag of player p; emits the flag's name (or un "
+       "and the name).", "mark you passed"),
+    Op("PLACED", ("rank",), "-- b", "Whether the current player is among the players a ranking places "
+       "({measure, place, fewest, ties}: the measure is run for each player; ties share, split, none or friendly).",
+       "you have the most coin (ties share)"),
+    Op("BEST", ("measure", "fewest"), "-- n", "The greatest (or least) value of the measure among the players.",
+       "highest(coin)"),
+    Op("AT_ONCE", ("start",), "-- iter", "Start 'each player at once': first each player's part runs on the game as it "
+       "was at the start, unseen by the others, and their answers are noted; then every part runs for real, in turn, "
+       "with the answers noted (a player is asked again when their answer is no longer possible).",
+       "each player at once: choose a card in hand: ...", decides=True),
+    Op("NEXT_AT_ONCE", ("target",), "iter -- iter | ", "The next player of 'each player at once' (the game set back "
+       "to the start between two unseen parts), or drop the iterator and jump."),
+    Op("PASS_ZONES", ("zone", "to"), "--", "Every player's zone goes, all at once and in its order, to the same "
+       "zone of their left or right neighbour.", "pass every hand to left neighbour"),
+    Op("SWAP", ("first", "second"), "--", "Two zones trade their cards, all at once and in their order.",
+       "swap hand and reserve"),
 )
 
 BY_NAME: dict[str, Op] = {op.name: op for op in OPS}

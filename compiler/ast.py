@@ -25,8 +25,8 @@ class Node:
 
 @dataclass(frozen=True)
 class PlayerRef(Node):
-    kind: str  # you | active | left | right | first | automa; in zone owners also others | all
-    name: str | None = None  # the seat, for kind automa
+    kind: str  # you | active | left | right | first | automa | local; in zone owners also others | all
+    name: str | None = None  # the seat, for kind automa; the local name, for kind local ('of the rival')
     span: Span = _span()
 
 
@@ -131,7 +131,16 @@ class NotCard(Node):
     span: Span = _span()
 
 
-Filter = TraitIs | Has | HasNo | HasAbility | StatCmp | FilterNot | NotThis | NotCard
+@dataclass(frozen=True)
+class MacroFilter(Node):
+    """A filter macro of rules.yaml ('filters:') where it is used: all of its filters hold."""
+
+    name: str
+    filters: tuple
+    span: Span = _span()
+
+
+Filter = TraitIs | Has | HasNo | HasAbility | StatCmp | FilterNot | NotThis | NotCard | MacroFilter
 
 
 @dataclass(frozen=True)
@@ -255,7 +264,73 @@ class Cond(Node):
     span: Span = _span()
 
 
-Expr = Num | Bool | VarX | Name | Attr | Pieces | Count | SumOf | Func | CardIs | Can | BinOp | Not | Neg | Cond | Param
+@dataclass(frozen=True)
+class MacroValue(Node):
+    """An expression macro of rules.yaml ('expressions:') where it is used: its body, with its name."""
+
+    name: str
+    value: Expr
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Rank(Node):
+    """Which players a ranking names: the place (1 first, 2 second, ...) by the most (or fewest) of a value, and
+    what a tie does (share | split | none | friendly; None: share, not declared)."""
+
+    place: int
+    fewest: bool
+    ties: str | None = None
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class HasRank(Node):
+    """'you have the [second] most|fewest VALUE [(ties T)]': whether the current player is placed there."""
+
+    rank: Rank
+    measure: Expr
+    span: Span = _span()
+
+
+Expr = (Num | Bool | VarX | Name | Attr | Pieces | Count | SumOf | Func | CardIs | Can | BinOp | Not | Neg | Cond
+        | Param | MacroValue | HasRank)
+
+
+# ------------------------------------------------------------------- players
+
+
+@dataclass(frozen=True)
+class PlayerFlag(Node):
+    """'with NAME' on a player: a player flag set, or at least 1 of a counter."""
+
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PlayerNoFlag(Node):
+    name: str
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PlayerNot(Node):
+    inner: PlayerFilter
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PlayerCmp(Node):
+    """'with NAME CMP EXPR' on a player: a counter of the candidate compared (EXPR is read for the chooser)."""
+
+    name: str
+    op: str
+    value: Expr
+    span: Span = _span()
+
+
+PlayerFilter = PlayerFlag | PlayerNoFlag | PlayerNot | PlayerCmp
 
 
 @dataclass(frozen=True)
@@ -333,6 +408,25 @@ class SetCounter(Node):
 class Score(Node):
     amount: Amount
     per: Per | None = None
+    step: str | None = None  # 'score 2 for rounds': the scoring step the points go to
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class PassZones(Node):
+    """'pass every ZONE to left|right neighbour': each player's zone goes to the neighbour's, all at once."""
+
+    zone: str
+    to: str  # left | right
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Swap(Node):
+    """'swap ZONE and ZONE': the two zones trade their cards."""
+
+    first: ZoneRef
+    second: ZoneRef
     span: Span = _span()
 
 
@@ -359,7 +453,7 @@ class Nothing(Node):
 class CallArg(Node):
     """One word of a macro call: a number, a name, a parameter, a keyword or an expression."""
 
-    kind: str  # num | word | param | expr | it | this | x
+    kind: str  # num | word | words (names joined by 'or') | param | expr | it | this | x
     value: object
     span: Span = _span()
 
@@ -440,7 +534,7 @@ class ActivateCopy(Node):
 
 @dataclass(frozen=True)
 class Mark(Node):
-    target: Target
+    target: Target | PlayerRef  # a player: a player flag ('mark you passed')
     flag: str
     on: bool = True
     span: Span = _span()
@@ -587,9 +681,38 @@ class If(Node):
 
 @dataclass(frozen=True)
 class Players(Node):
-    kind: str  # each | turns | each_other (other players) | opponents (other players and automa seats) | ref | chosen
+    # each | turns | each_other (other players) | opponents (other players and automa seats) | ref | chosen
+    # | at_once (each player, choosing unseen) | named ('the NAME:'; the chooser keeps the choices unless
+    # `chooses`)
+    kind: str
     ref: PlayerRef | None = None
     start: PlayerRef | None = None
+    other: bool = False  # chosen: not the chooser ('other than you')
+    filters: tuple[PlayerFilter, ...] = ()  # chosen: what the player must be
+    name: str | None = None  # named: the local name of the player
+    chooses: bool = False  # named: the named player makes the choices of the scope
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ChoosePlayer(Node):
+    """'choose a player [other than you] [with FILTERS] as NAME: ...': the rest runs for you, with the player
+    chosen as 'the NAME'."""
+
+    name: str
+    body: tuple[Stmt, ...]
+    other: bool = False
+    filters: tuple[PlayerFilter, ...] = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class ForRanked(Node):
+    """'for the players with the [second] most|fewest VALUE [(ties T)]: ...': each of them in turn as 'you'."""
+
+    rank: Rank
+    measure: Expr
+    body: tuple[Stmt, ...]
     span: Span = _span()
 
 
@@ -645,7 +768,7 @@ Stmt = (
     | Shuffle | Modify | Prevent | ActivateTiming | Activation | ActivateCopy | OpenWindow | AsSoonAs | Mark
     | Flip | Reveal | ChooseX | Let | Move
     | MoveCard | Place | Remove | Costed | If | Scoped | ForEach | Repeat | ChooseOne | ChooseCard | Trigger
-    | PaySource | InAnyOrder
+    | PaySource | InAnyOrder | PassZones | Swap | ChoosePlayer | ForRanked
 )
 
 

@@ -35,6 +35,8 @@ class Emitter:
         self.code: Code = Code("")
         self.span: Span = Span("<none>", 0, 0)
         self.activating = False  # inside an activation order: its card activations may be skipped
+        self.splits: list[str] = []  # inside 'for the players with ... (ties split)': the local of the tie's size
+        self.players: list[str] = []  # the local names bound to players here ('choose a player ... as NAME')
 
     # ------------------------------------------------------------ assembly
     def new(self, name: str) -> Code:
@@ -83,7 +85,7 @@ class Emitter:
             getattr(self, f"s_{type(s).__name__}")(s)
 
     def s_Gain(self, s: A.Gain) -> None:
-        self.amount(s.amount, s.resource, s.per)
+        self.amount(s.amount, s.resource, s.per, share=True)
         self.op("GAIN", s.resource)
 
     def s_Lose(self, s: A.Lose) -> None:
@@ -104,8 +106,67 @@ class Emitter:
         self.op("SET", s.name)
 
     def s_Score(self, s: A.Score) -> None:
-        self.amount(s.amount, None, s.per)
-        self.op("SCORE")
+        self.amount(s.amount, None, s.per, share=True)
+        self.op("SCORE", s.step)
+
+    def s_PassZones(self, s: A.PassZones) -> None:
+        self.op("PASS_ZONES", s.zone, s.to)
+
+    def s_Swap(self, s: A.Swap) -> None:
+        self.op("SWAP", self.zone(s.first), self.zone(s.second))
+
+    def s_ChoosePlayer(self, s: A.ChoosePlayer) -> None:
+        """The player chosen is bound to the name; what follows runs for the chooser. CHOOSE_PLAYER's second
+        operand is the end of what the choice governs (its legal targets are those for whom it can be done)."""
+        at = self.op("CHOOSE_PLAYER", self.pick(s.other, s.filters, s.name), None)
+        j = self.op("JUMP_IF_NOT", None)
+        self.players.append(s.name)
+        self.stmts(s.body)
+        self.players.pop()
+        self.patch(j)
+        self.code.ops[at][2] = self.here()
+
+    def pick(self, other: bool, filters: tuple, name: str | None = None) -> dict:
+        out: dict = {"other": other, "filters": [self.player_filter(f) for f in filters]}
+        if name is not None:
+            out["name"] = name
+        return out
+
+    def player_filter(self, f) -> list:
+        if isinstance(f, A.PlayerNot):
+            return ["not", self.player_filter(f.inner)]
+        if isinstance(f, A.PlayerNoFlag):
+            return ["not", ["has", f.name]]
+        if isinstance(f, A.PlayerFlag):
+            return ["has", f.name]
+        value = _const(f.value, self.voc) if is_const(f.value, self.voc) and not isinstance(f.value, A.Name) else \
+            self.sub_expression(f"player filter {f.name} {f.op}", f.value)
+        return ["cmp", f.name, f.op, value]
+
+    def sub_expression(self, name: str, e) -> dict:
+        saved = (self.code, self.span)
+        out = self.expression(name, e).to_json()
+        self.code, self.span = saved
+        return out
+
+    def rank(self, r: A.Rank, measure) -> dict:
+        return {"measure": self.sub_expression("ranked by", measure), "place": r.place, "fewest": r.fewest,
+                "ties": r.ties or "share"}
+
+    def s_ForRanked(self, s: A.ForRanked) -> None:
+        spec = self.rank(s.rank, s.measure)
+        split = s.rank.ties == "split"
+        if split:
+            spec["count"] = f"#tied{len(self.splits) + 1}"  # not a name a program can write
+        self.op("FOR_PLAYERS", "ranked", spec)
+        loop = self.op("NEXT_PLAYER", None)
+        if split:
+            self.splits.append(spec["count"])
+        self.stmts(s.body)
+        if split:
+            self.splits.pop()
+        self.op("JUMP", loop)
+        self.patch(loop)
 
     def s_May(self, s: A.May) -> None:
         self.op("MAY", f"may {text(s.body)}")
@@ -147,7 +208,18 @@ class Emitter:
         self.for_target(s.target, lambda: (self.op("IT"), self.op("RUN_ABILITY", s.timing, optional)))
 
     def s_Mark(self, s: A.Mark) -> None:
+        if isinstance(s.target, A.PlayerRef) or (isinstance(s.target, A.LocalCard) and s.target.name in self.players):
+            self.player_value(s.target)
+            self.op("MARK_PLAYER", s.flag, s.on)
+            return
         self.for_target(s.target, lambda: (self.op("IT"), self.op("MARK", s.flag, s.on)))
+
+    def player_value(self, ref) -> None:
+        """Push a player: a player word, or one bound to a name ('the rival')."""
+        if isinstance(ref, A.LocalCard) or (isinstance(ref, A.PlayerRef) and ref.kind == "local"):
+            self.op("LOCAL", ref.name)
+        else:
+            self.op("PLAYER", _who(ref))
 
     def s_Flip(self, s: A.Flip) -> None:
         self.for_target(s.target, lambda: (self.op("IT"), self.op("FLIP")))
@@ -433,7 +505,20 @@ class Emitter:
         p = s.players
         start = _who(p.start) if p.start else None
         ref = _who(p.ref) if p.ref else None
-        self.op("FOR_PLAYERS", p.kind, start or ref)
+        if p.kind == "at_once":
+            # every player's part is first run unseen by the others (their choices noted), then all are run
+            self.op("AT_ONCE", start)
+            loop = self.op("NEXT_AT_ONCE", None)
+            self.stmts(s.body)
+            self.op("JUMP", loop)
+            self.patch(loop)
+            return
+        if p.kind == "chosen":
+            self.op("FOR_PLAYERS", "chosen", self.pick(p.other, p.filters))
+        elif p.kind == "named":
+            self.op("FOR_PLAYERS", "named", {"name": p.name, "chooses": p.chooses})
+        else:
+            self.op("FOR_PLAYERS", p.kind, start or ref)
         loop = self.op("NEXT_PLAYER", None)
         self.stmts(s.body)
         self.op("JUMP", loop)
@@ -529,11 +614,15 @@ class Emitter:
         self.patch(j)
 
     # ------------------------------------------------------------ operands
-    def amount(self, a: A.Amount, resource: str | None, per: A.Per | None = None) -> None:
-        """The amount on the stack; 'per' scales it first, so 'up to' offers every part of the total."""
+    def amount(self, a: A.Amount, resource: str | None, per: A.Per | None = None, share: bool = False) -> None:
+        """The amount on the stack; 'per' scales it first, so 'up to' offers every part of the total. A reward
+        (`share`: a score, a gain) given to players who split a tie is divided among them, rounded down."""
         self.amount_value(a)
         if per is not None:
             self.per(per)
+        if share and self.splits:
+            self.op("LOCAL", self.splits[-1])
+            self.op("BIN", "/")
         if a.kind == "up_to":
             self.op("UPTO", f"how many{' ' + resource if resource else ''}")
 
@@ -613,6 +702,8 @@ class Emitter:
             return ["not-this"]
         if isinstance(f, A.NotCard):
             return ["not-card", "it" if isinstance(f.card, A.It) else f"local:{f.card.name}"]
+        if isinstance(f, A.MacroFilter):
+            return ["all", [self.filter(g) for g in f.filters]]
         raise AssertionError(f)
 
     # ------------------------------------------------------------ expressions
@@ -640,7 +731,10 @@ class Emitter:
 
     def e_Name(self, e: A.Name) -> None:
         voc = self.voc
-        if e.name in voc.resources:
+        if e.name in voc.player_flags:  # kept as a counter of 0 or 1 (see the pipeline)
+            self.op("COUNTER", e.name)
+            self.op("BOOL")
+        elif e.name in voc.resources:
             self.op("COUNTER", e.name)
         elif e.name in voc.counters:
             self.op("GLOBAL", e.name)
@@ -655,9 +749,11 @@ class Emitter:
 
     def e_Attr(self, e: A.Attr) -> None:
         voc = self.voc
-        if isinstance(e.ref, A.PlayerRef):
-            self.op("PLAYER", _who(e.ref))
+        if isinstance(e.ref, A.PlayerRef) or (isinstance(e.ref, A.LocalCard) and e.ref.name in self.players):
+            self.player_value(e.ref)
             self.op("PLAYER_COUNTER", e.name)
+            if e.name in voc.player_flags:
+                self.op("BOOL")
             return
         self.expr(e.ref)
         if e.name in ("row", "column", "position"):
@@ -689,6 +785,8 @@ class Emitter:
         elif n == "abs":
             self.expr(e.args[0])
             self.op("ABS")
+        elif n in ("highest", "lowest"):
+            self.op("BEST", self.sub_expression(f"{n} of", e.args[0]), n == "lowest")
         elif n == "nth":
             self.expr(e.args[1])
             self.op("NTH", e.args[0].name)
@@ -712,6 +810,12 @@ class Emitter:
             else:  # one card (it, this): counted from the stack
                 self.expr(e.args[0])
                 self.op("OCCURRENCES", {"card_on_stack": True}, t.trait, list(t.values))
+
+    def e_MacroValue(self, e: A.MacroValue) -> None:
+        self.expr(e.value)
+
+    def e_HasRank(self, e: A.HasRank) -> None:
+        self.op("PLACED", self.rank(e.rank, e.measure))
 
     def e_Can(self, e: A.Can) -> None:
         st = e.stmt
@@ -768,8 +872,9 @@ class Emitter:
 
 
 def _who(ref: A.PlayerRef) -> str:
-    """A player word as the VM reads it: you, active, left, right, first, others, all, or automa:NAME."""
-    return f"automa:{ref.name}" if ref.kind == "automa" else ref.kind
+    """A player word as the VM reads it: you, active, left, right, first, others, all, automa:NAME, or local:NAME
+    (a player bound to a name)."""
+    return f"{ref.kind}:{ref.name}" if ref.kind in ("automa", "local") else ref.kind
 
 
 def _const(e, voc: Vocabulary) -> int:

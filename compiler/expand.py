@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from . import ast as A
 from .diagnostics import Diagnostics, Span
-from .parse import keywords, parse_program, parse_signature
+from .parse import keywords, parse_expression, parse_filters, parse_program, parse_signature
 from .unparse import text
 from .vocab import Entry, Vocabulary
 
@@ -70,6 +70,9 @@ def _locator(entry: Entry, key: bool, lines_of: dict | None = None):
 
 BROKEN = "__broken__"  # table key holding the names of macros whose definition did not parse
 ACTIVATION = "__activation__"  # table key of the activation order: the body of 'activate $timing abilities'
+VALUES = "__values__"  # table key of the expression macros (rules.yaml 'expressions'): body an expression
+FILTERS = "__filters__"  # table key of the filter macros (rules.yaml 'filters'): body a tuple of filters
+RESERVED_KEYS = (BROKEN, ACTIVATION, VALUES, FILTERS)
 
 
 def build_macros(voc: Vocabulary, diags: Diagnostics) -> dict[str, list[Macro]]:
@@ -101,6 +104,13 @@ def build_macros(voc: Vocabulary, diags: Diagnostics) -> dict[str, list[Macro]]:
     order = _activation_order(voc, diags)
     if order is not None:
         table[ACTIVATION] = [order]
+    for key, section, parse in ((VALUES, voc.expressions, parse_expression), (FILTERS, voc.filters, parse_filters)):
+        for entry in section.values():
+            body = parse(str(entry.value), _locator(entry, key=False), diags)
+            if body is None:
+                table[BROKEN].append(entry.name)  # type: ignore[arg-type]
+                continue
+            table.setdefault(key, []).append(Macro(entry.name, (), (), body, entry))
     return table
 
 
@@ -159,7 +169,13 @@ def _same_tuple(new: tuple, old: tuple) -> tuple:
     return new
 
 
-def _macro_shapes(body, plain: dict[int, int], fixed: set[int], sizes: dict[int, int]) -> tuple[bool, bool, int, int]:
+def _uses_macro(node, named: frozenset[str]) -> bool:
+    """Whether a node is a use of an expression or filter macro (expanded like a call)."""
+    return isinstance(node, A.Name | A.Has | A.HasNo) and getattr(node, "name", None) in named
+
+
+def _macro_shapes(body, plain: dict[int, int], fixed: set[int], sizes: dict[int, int],
+                  named: frozenset[str] = frozenset()) -> tuple[bool, bool, int, int]:
     """(mentions a $parameter, holds a call, height in AST levels, size in nodes) of a macro body node. Fills
     `fixed` with the ids of nodes that mention no parameter (substitution leaves them as they are) and `plain`
     with those that hold no call either, with their height, and `sizes` with their size (expansion leaves them
@@ -170,14 +186,14 @@ def _macro_shapes(body, plain: dict[int, int], fixed: set[int], sizes: dict[int,
         param = call = False
         height = size = 0
         for n in body:
-            p, c, h, z = _macro_shapes(n, plain, fixed, sizes)
+            p, c, h, z = _macro_shapes(n, plain, fixed, sizes, named)
             param, call, height, size = param or p, call or c, max(height, h), size + z
         return param, call, height, size
     if not isinstance(body, A.Node):
         return False, False, 0, 0
-    param, call, height, size = False, isinstance(body, A.Call), 0, 1
+    param, call, height, size = False, isinstance(body, A.Call) or _uses_macro(body, named), 0, 1
     for name in _child_fields(body):
-        p, c, h, z = _macro_shapes(getattr(body, name), plain, fixed, sizes)
+        p, c, h, z = _macro_shapes(getattr(body, name), plain, fixed, sizes, named)
         param, call, height, size = param or p, call or c, max(height, h), size + z
     if not param:
         fixed.add(id(body))
@@ -191,7 +207,16 @@ def _substitute(node, binding: dict[str, A.CallArg], fixed: set[int] = frozenset
     """A copy of `node` with $parameters replaced by the call's arguments (`fixed`: ids of nodes that
     mention no parameter, returned as they are)."""
     if isinstance(node, tuple):
-        return _same_tuple(tuple(_substitute(n, binding, fixed) for n in node), node)
+        out = []
+        for n in node:
+            words = _words_for(n, binding)
+            if words is None:
+                out.append(_substitute(n, binding, fixed))
+            elif isinstance(n, A.ZoneRef):  # 'card in $zones' with 'hand or discard': one zone each
+                out += [_replace(n, {"name": w}) for w in words]
+            else:  # a trait's values: 'with fruit $kinds'
+                out += list(words)
+        return _same_tuple(tuple(out), node)
     if id(node) in fixed:
         return node
     if isinstance(node, str):
@@ -223,6 +248,64 @@ def _substitute(node, binding: dict[str, A.CallArg], fixed: set[int] = frozenset
     return node
 
 
+def _words_for(node, binding: dict[str, A.CallArg]) -> tuple[str, ...] | None:
+    """The names a 'words' argument ('hand or discard') gives where a list of names may stand: a zone of a query
+    (an element of Query.zones) or a value of a trait (an element of TraitIs.values)."""
+    name = node.name if isinstance(node, A.ZoneRef) else node if isinstance(node, str) else None
+    if name is None or not name.startswith("$"):
+        return None
+    arg = binding.get(name[1:])
+    return arg.value if arg is not None and arg.kind == "words" else None  # type: ignore[return-value]
+
+
+def _as_words(arg: A.CallArg) -> A.CallArg:
+    """'(hand or discard)' given as an expression: the names it joins, as a 'words' argument."""
+    names: list[str] = []
+
+    def collect(e) -> bool:
+        if isinstance(e, A.BinOp) and e.op == "or":
+            return collect(e.left) and collect(e.right)
+        if isinstance(e, A.Name):
+            names.append(e.name)
+            return True
+        return False
+
+    if arg.kind == "expr" and isinstance(arg.value, A.BinOp) and arg.value.op == "or" and collect(arg.value):
+        return A.CallArg("words", tuple(names), span=arg.span)
+    return arg
+
+
+def _single_uses(body, param: str) -> list[tuple[str, A.Node]]:
+    """Where a macro body uses $param as one name (a move's zone, a counter, a flag, ...), which a list of names
+    cannot fill: (what stands there, the node)."""
+    key = "$" + param
+    out: list[tuple[str, A.Node]] = []
+
+    def walk(node, parent) -> None:
+        if isinstance(node, tuple):
+            for n in node:
+                if isinstance(n, A.ZoneRef | str) and isinstance(parent, A.Query | A.TraitIs):
+                    continue  # a list fits here
+                walk(n, node)
+            return
+        if not isinstance(node, A.Node) or isinstance(node, A.CallArg):  # passed on to a call: its own uses count
+            return
+        for f in _child_fields(node):
+            v = getattr(node, f)
+            if isinstance(v, A.Name) and v.name == key:
+                out.append(("value", node))
+            elif v == key:
+                out.append(("zone" if isinstance(node, A.ZoneRef) else f, node))
+            elif isinstance(v, tuple) and isinstance(node, A.Query | A.TraitIs):
+                for n in v:
+                    if not isinstance(n, A.ZoneRef | str):
+                        walk(n, node)
+            else:
+                walk(v, node)
+    walk(body, None)
+    return out
+
+
 def _matches(m: Macro, call: A.Call) -> bool:
     if len(m.shape) != len(call.args):
         return False
@@ -245,8 +328,13 @@ class Expander:
         self._fixed: set[int] = set()  # mention no $parameter
         self._plain: dict[int, int] = {}  # mention no parameter and hold no call: id -> height
         self._sizes: dict[int, int] = {}  # the same nodes: id -> size in nodes
+        self.values: dict[str, Macro] = {m.name: m for m in table.get(VALUES, [])}  # type: ignore[union-attr]
+        self.filters: dict[str, Macro] = {m.name: m for m in table.get(FILTERS, [])}  # type: ignore[union-attr]
+        named = frozenset(self.values) | frozenset(self.filters)
         for m in self.macros():
-            _macro_shapes(m.body.body, self._plain, self._fixed, self._sizes)
+            _macro_shapes(m.body.body, self._plain, self._fixed, self._sizes, named)
+        for m in (*self.values.values(), *self.filters.values()):
+            _macro_shapes(m.body, self._plain, self._fixed, self._sizes, named)
         # A call inside a macro body that mentions no parameter is the same object at every use of the
         # macro, and expands to the same Group: kept here by id (the call kept alive with it), with what
         # its expansion met (the macros it went through, how many levels deep, the deepest AST level
@@ -263,7 +351,7 @@ class Expander:
         return set(self.table.get(BROKEN, []))  # type: ignore[arg-type]
 
     def macros(self) -> list[Macro]:
-        return [m for name, ms in self.table.items() if name not in (BROKEN, ACTIVATION) for m in ms]
+        return [m for name, ms in self.table.items() if name not in RESERVED_KEYS for m in ms]
 
     def program(self, prog: A.Program) -> A.Program:
         return A.Program(self.expand(prog.body), span=prog.span)
@@ -298,6 +386,16 @@ class Expander:
             return self._expand(node, stack, depth)
         if isinstance(node, A.ActivateTiming) and ACTIVATION in self.table:
             return self._activation(node, stack, depth)
+        if isinstance(node, A.Name) and node.name in self.values:
+            return self._named(node, self.values[node.name], stack, depth)
+        if isinstance(node, A.Has | A.HasNo) and node.name in self.filters:
+            used = self._named(node, self.filters[node.name], stack, depth)
+            return A.FilterNot(used, span=node.span) if isinstance(node, A.HasNo) else used
+        if isinstance(node, A.Has | A.HasNo) and node.name in self.values:
+            self.diags.error("E147", f"'{node.name}' is an expression macro: it stands where a value goes, not after "
+                             "'with'", self._outer_span(node), hint="compare it in a condition, e.g. 'where "
+                             f"{node.name} > 0'", notes=self._outer_notes(node))
+            return node
         if isinstance(node, A.Node):
             height = self._plain.get(id(node))
             if height is not None and depth + height <= MAX_EXPANDED_NESTING:
@@ -327,6 +425,21 @@ class Expander:
             return _replace(node, changes) if changes else node
         return node
 
+    def _named(self, node, macro: Macro, stack: tuple[str, ...], depth: int):
+        """A use of an expression macro (a Name) or a filter macro (a 'with NAME' filter): its body, kept with its
+        name (text and diagnostics read it as one thing)."""
+        key = "=" + macro.name
+        if key in stack or len(stack) >= MAX_EXPANSION_DEPTH:
+            chain = " -> ".join([*(s.lstrip("=") for s in stack), macro.name])
+            self.diags.error("E106", f"macro '{macro.name}' expands into itself ({chain})", self._outer_span(node),
+                             notes=(("the macro is defined here", macro.span),))
+            return node
+        self.used.add(macro.signature)
+        body = self._walk(macro.body, (*stack, key), depth + 1)
+        if isinstance(body, tuple):
+            return A.MacroFilter(macro.name, body, span=node.span)
+        return A.MacroValue(macro.name, body, span=node.span)
+
     def _activation(self, node: A.ActivateTiming, stack: tuple[str, ...], depth: int) -> A.Activation:
         """`activate TIMING abilities`: the activation order with $timing filled in (macros in it expanded)."""
         order = self.table[ACTIVATION][0]
@@ -352,7 +465,15 @@ class Expander:
     def _expand(self, call: A.Call, stack: tuple[str, ...], depth: int):
         if not stack:
             self._outer = call
-        candidates = self.table.get(call.name) if call.name != BROKEN else None
+        candidates = self.table.get(call.name) if call.name not in RESERVED_KEYS else None
+        if not candidates and (call.name in self.values or call.name in self.filters):
+            what = "an expression" if call.name in self.values else "a filter"
+            where = "where a value goes ('gain income coin')" if call.name in self.values else \
+                "after 'with' ('card with NAME')"
+            self.diags.error("E147", f"'{call.name}' is {what} macro, not an action: it stands {where}", call.span,
+                             hint="statements are built-in words or macros under 'macros' in rules.yaml",
+                             notes=self._outer_notes(call))
+            return A.Nothing(span=call.span)
         if not candidates:
             return call  # the checker reports unknown actions with a suggestion
         macro = next((m for m in candidates if _matches(m, call)), None)
@@ -386,7 +507,19 @@ class Expander:
         binding = {}
         for want, arg in zip(macro.shape, call.args, strict=True):
             if want is None:
-                binding[macro.params[len(binding)]] = arg
+                binding[macro.params[len(binding)]] = _as_words(arg)
+        for param, arg in binding.items():
+            if arg.kind != "words":
+                continue
+            for what, _ in _single_uses(macro.body.body, param)[:1]:
+                names = " or ".join(arg.value)  # type: ignore[arg-type]
+                self.diags.error("E146", f"'{names}' is several names, but ${param} stands for one {what} in "
+                                 f"'{macro.signature}'", call.span,
+                                 hint="a list of names fits where several may stand: the zones of a query ('card in "
+                                 f"${param}') or a trait's values ('with fruit ${param}')",
+                                 notes=(("the macro is defined here", macro.span), *self._outer_notes(call)))
+                self._sigs, self._chain, self._reach = outer
+                return A.Nothing(span=call.span)
         body = _substitute(macro.body.body, binding, self._fixed)
         body = self._walk(body, (*stack, macro.signature), depth + 1)
         group = A.Group(body, macro=macro.signature, call=text(call), span=call.span)

@@ -28,8 +28,8 @@ def parser() -> Lark:
     tables = _tables(text)
     if tables is not None:
         return tables
-    p = Lark(text, parser="lalr", start=["program", "expression", "signature"], propagate_positions=True,
-             maybe_placeholders=False)
+    p = Lark(text, parser="lalr", start=["program", "expression", "signature", "filter_chain"],
+             propagate_positions=True, maybe_placeholders=False)
     _keep_tables(text, p)
     return p
 
@@ -135,6 +135,9 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def program(self, meta, items):
         return A.Program(tuple(items), span=self._s(meta))
+
+    def filter_chain(self, items):
+        return tuple(items)
 
     @v_args(meta=True)
     def signature(self, meta, items):
@@ -413,7 +416,120 @@ class _ToAst(Transformer):
 
     @v_args(meta=True)
     def score(self, meta, items):
-        return A.Score(items[0], items[1] if len(items) > 1 else None, span=self._s(meta))
+        step = items.pop().name if isinstance(items[-1], _Step) else None
+        return A.Score(items[0], items[1] if len(items) > 1 else None, step, span=self._s(meta))
+
+    def score_step(self, items):
+        return _Step(str(items[0]))
+
+    @v_args(meta=True)
+    def pass_zones(self, meta, items):
+        return A.PassZones(str(items[0]), items[1].kind, span=self._s(meta))
+
+    @v_args(meta=True)
+    def swap(self, meta, items):
+        return A.Swap(items[0], items[1], span=self._s(meta))
+
+    # --- players as values, rankings
+    @v_args(meta=True)
+    def mark_player(self, meta, items):
+        return A.Mark(items[0], str(items[1]), True, span=self._s(meta))
+
+    @v_args(meta=True)
+    def unmark_player(self, meta, items):
+        return A.Mark(items[0], str(items[1]), False, span=self._s(meta))
+
+    def other_you(self, _):
+        return _OtherYou()
+
+    def player_filters(self, items):
+        return _PlayerFilters(tuple(items))
+
+    @v_args(meta=True)
+    def p_has(self, meta, items):
+        return A.PlayerFlag(str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def p_has_no(self, meta, items):
+        return A.PlayerNoFlag(str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def p_not(self, meta, items):
+        return A.PlayerNot(items[0], span=self._s(meta))
+
+    @v_args(meta=True)
+    def p_cmp(self, meta, items):
+        return A.PlayerCmp(str(items[0]), str(items[1]), items[2], span=self._s(meta))
+
+    @staticmethod
+    def _pick(items) -> tuple[bool, tuple, str | None, list]:
+        """(other than you, filters, 'as NAME', the rest) of a choice of a player."""
+        other = any(isinstance(i, _OtherYou) for i in items)
+        filters = next((i.filters for i in items if isinstance(i, _PlayerFilters)), ())
+        name = next((i.name for i in items if isinstance(i, _AsName)), None)
+        rest = [i for i in items if not isinstance(i, _OtherYou | _PlayerFilters | _AsName)]
+        return other, filters, name, rest
+
+    @v_args(meta=True)
+    def choose_player(self, meta, items):
+        other, filters, name, rest = self._pick(items)
+        return A.ChoosePlayer(name or "", tuple(rest), other, filters, span=self._s(meta))
+
+    @v_args(meta=True)
+    def each_at_once(self, meta, items):
+        return A.Players("at_once", None, items[0] if items else None, span=self._s(meta))
+
+    @v_args(meta=True)
+    def named_player(self, meta, items):
+        return A.Players("named", None, None, name=str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def named_chooser(self, meta, items):
+        return A.Players("named", None, None, name=str(items[0]), chooses=True, span=self._s(meta))
+
+    @v_args(meta=True)
+    def named_owner(self, meta, items):
+        return A.PlayerRef("local", str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def rank(self, meta, items):
+        place = items[0] if len(items) == 2 else 1
+        return A.Rank(place, items[-1] == "fewest", span=self._s(meta))
+
+    def second(self, _):
+        return 2
+
+    def third(self, _):
+        return 3
+
+    def most(self, _):
+        return "most"
+
+    def fewest(self, _):
+        return "fewest"
+
+    @v_args(meta=True)
+    def ties(self, meta, items):
+        return _Ties(str(items[0]), self._s(meta))
+
+    @staticmethod
+    def _ranked(rank: A.Rank, rest: list) -> tuple[A.Rank, list]:
+        if rest and isinstance(rest[0], _Ties):
+            t = rest.pop(0)
+            rank = A.Rank(rank.place, rank.fewest, t.mode, span=t.span)
+        return rank, rest
+
+    @v_args(meta=True)
+    def for_ranked(self, meta, items):
+        rank, measure, *rest = items
+        rank, rest = self._ranked(rank, rest)
+        return A.ForRanked(rank, measure, tuple(rest), span=self._s(meta))
+
+    @v_args(meta=True)
+    def has_rank(self, meta, items):
+        rank, measure, *rest = items
+        rank, _ = self._ranked(rank, rest)
+        return A.HasRank(rank, measure, span=self._s(meta))
 
     @v_args(meta=True)
     def may(self, meta, items):
@@ -453,6 +569,11 @@ class _ToAst(Transformer):
     @v_args(meta=True)
     def word(self, meta, items):
         return A.CallArg("word", str(items[0]), span=self._s(meta))
+
+    @v_args(meta=True)
+    def words(self, meta, items):
+        names = (*items[0].value, str(items[1])) if isinstance(items[0], A.CallArg) else tuple(str(i) for i in items)
+        return A.CallArg("words", names, span=self._s(meta))
 
     @v_args(meta=True)
     def emit(self, meta, items):
@@ -660,8 +781,9 @@ class _ToAst(Transformer):
         return A.Players("opponents", None, items[0] if items else None, span=self._s(meta))
 
     @v_args(meta=True)
-    def chosen_player(self, meta, _):
-        return A.Players("chosen", None, None, span=self._s(meta))
+    def chosen_player(self, meta, items):
+        other, filters, _, _ = self._pick(items)
+        return A.Players("chosen", None, None, other=other, filters=filters, span=self._s(meta))
 
     @v_args(meta=True)
     def players(self, meta, items):
@@ -728,6 +850,26 @@ class _ToAst(Transformer):
 
 class _ElseMark:
     pass
+
+
+class _Step:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class _OtherYou:
+    pass
+
+
+class _PlayerFilters:
+    def __init__(self, filters: tuple) -> None:
+        self.filters = filters
+
+
+class _Ties:
+    def __init__(self, mode: str, span: Span) -> None:
+        self.mode = mode
+        self.span = span
 
 
 class _PayFor:
@@ -865,6 +1007,11 @@ def parse_expression(text: str, locate: Locate, diags: Diagnostics):
 
 def parse_signature(text: str, locate: Locate, diags: Diagnostics) -> A.Signature | None:
     return _parse(text, "signature", locate, diags, "macro signature")
+
+
+def parse_filters(text: str, locate: Locate, diags: Diagnostics) -> tuple | None:
+    """A filter macro's body: filters joined by 'and' (as after 'with')."""
+    return _parse(text, "filter_chain", locate, diags, "filter")
 
 
 def plain_locate(file: str = "<text>") -> Locate:

@@ -233,11 +233,17 @@ class _Compiler:
                     piece_when_full[pname] = code
         scoring = []
         for sid, entry in voc.scoring.items():
-            sub = Entry(sid, entry.value["score"], entry.doc, (*entry.path, "score"))
-            code = self.code_for(sub, Context("scoring", scoring=True), f"scoring {sid}")
+            if "score" not in entry.value and not entry.value.get("during-play"):
+                self.diags.error("E140", f"scoring step '{sid}' has no 'score' program and takes no points during play",
+                                 entry.span, hint="give it a 'score' program, or declare it 'during-play: true'")
+                continue
+            sub = Entry(sid, entry.value.get("score", "nothing"), entry.doc, (*entry.path, "score"))
+            code = self.code_for(sub, Context("scoring", scoring=True), f"scoring {sid}") \
+                if "score" in entry.value else self.emitter.program(f"scoring {sid}", ())
             if code:
                 scoring.append({"id": sid, "name": entry.value.get("name", sid),
-                                "names": entry.value.get("names", {}), "code": code})
+                                "names": entry.value.get("names", {}), "code": code,
+                                **({"during-play": True} if entry.value.get("during-play") else {})})
         tiebreakers = []
         for entry in voc.tiebreakers:
             e = self.expression(entry.doc, entry.path, Context("flow"), want="int")
@@ -247,10 +253,13 @@ class _Compiler:
 
         ranking = []
         for entry in voc.ranking:
-            e = self.expression(entry.doc, entry.path, Context("flow", scoring=True), want="value")
+            # 'most: EXPR' (or EXPR alone) places the higher first, 'fewest: EXPR' the lower: its value negated
+            way = next(iter(entry.value)) if isinstance(entry.value, dict) else "most"
+            path = (*entry.path, way) if isinstance(entry.value, dict) else entry.path
+            e = self.expression(entry.doc, path, Context("flow", scoring=True), want="value")
             if e is not None:
                 self.asts[entry.name] = e
-                ranking.append(self.emitter.expression(entry.name, e))
+                ranking.append(self.emitter.expression(entry.name, A.Neg(e, span=e.span) if way == "fewest" else e))
 
         windows = {}
         for wname, options in voc.windows.items():
@@ -274,7 +283,9 @@ class _Compiler:
         pack = CompiledPack(
             id=top.id, name=top.name, version=top.version, chain=[p.id for p in self.chain],
             players=voc.players,
-            resources={n: dict(e.value or {}) for n, e in voc.resources.items()},
+            # a player flag is kept as a counter of 0 or 1 of each player ('mark you passed')
+            resources={**{n: dict(e.value or {}) for n, e in voc.resources.items()},
+                       **{n: {"max": 1, "flag": True} for n in voc.player_flags}},
             counters={n: dict(e.value or {}) for n, e in voc.counters.items()},
             params={n: e.value for n, e in voc.params.items()},
             zones={n: {k: v for k, v in e.value.items() if k != "on-empty"} for n, e in voc.zones.items()},
@@ -336,6 +347,15 @@ class _Compiler:
         order = self.macros.get(ACTIVATION)
         if order and ACTIVATION not in self.expander.used:  # no 'activate ... abilities' anywhere: check it alone
             self.checker.stmts(self.expander.expand(order[0].body.body, (ACTIVATION,)), ctx)
+        for m in (*self.expander.values.values(), *self.expander.filters.values()):
+            if m.signature in self.expander.used:
+                continue
+            body = self.expander.expand(m.body, ("=" + m.name,))
+            if isinstance(body, tuple):
+                for f in body:
+                    self.checker.filter(f, ctx)
+            else:
+                self.checker.expr(body, ctx)
 
     def snippet(self, doc: YamlDoc, path: tuple, name: str, scoring: bool = False) -> Code | None:
         """Compile one more flow-level program (a scenario step, a REPL line) against this pack."""
@@ -456,8 +476,9 @@ class _Compiler:
                 continue
             kind = tentry.value["kind"]
             name = f"{raw['id']} {timing}"
-            if kind == "condition":
-                e = self.expression(doc, apath, Context("condition", ctype, has_this=True))
+            if kind in ("condition", "value"):  # an expression, read as 'NAME of CARD'
+                e = self.expression(doc, apath, Context("condition", ctype, has_this=True),
+                                    want="bool" if kind == "condition" else "int")
                 if e is not None:
                     self.asts[name] = e
                     card.conditions[timing] = self.emitter.expression(name, e)

@@ -35,13 +35,14 @@ class Entry:
 
 
 _SECTIONS = ("resources", "counters", "params", "zones", "card-types", "traits", "stats", "pieces",
-             "timings", "macros")
+             "timings", "macros", "expressions", "filters")
 
 
 @dataclass
 class Vocabulary:
     sections: dict[str, dict[str, Entry]] = field(default_factory=lambda: {s: {} for s in _SECTIONS})
     flags: dict[str, Entry] = field(default_factory=dict)
+    player_flags: dict[str, Entry] = field(default_factory=dict)  # yes/no marks on players (passed, out, ...)
     players: tuple[int, int] = (1, 8)
     players_entry: Entry | None = None
     activation: Entry | None = None
@@ -102,6 +103,20 @@ class Vocabulary:
     def macros(self) -> dict[str, Entry]:
         return self.sections["macros"]
 
+    @property
+    def expressions(self) -> dict[str, Entry]:
+        """Expression macros: a name that stands for an expression wherever a value goes."""
+        return self.sections["expressions"]
+
+    @property
+    def filters(self) -> dict[str, Entry]:
+        """Filter macros: a name that stands for filters joined by 'and', after 'with'."""
+        return self.sections["filters"]
+
+    def during_play(self) -> list[str]:
+        """The scoring steps that take points during play, in order."""
+        return [sid for sid, e in self.scoring.items() if e.value.get("during-play")]
+
     def zone(self, name: str) -> dict:
         return self.zones[name].value
 
@@ -109,7 +124,7 @@ class Vocabulary:
         out: set[str] = set()
         for sec in self.sections.values():
             out |= set(sec)
-        return out | set(self.flags)
+        return out | set(self.flags) | set(self.player_flags)
 
 
 def build_vocabulary(docs: list[YamlDoc], diags: Diagnostics) -> Vocabulary:
@@ -126,6 +141,12 @@ def build_vocabulary(docs: list[YamlDoc], diags: Diagnostics) -> Vocabulary:
                 voc.sections[sec][name] = Entry(name, val, doc, (sec, name))
         for i, flag in enumerate(v.get("flags") or []):
             voc.flags[flag] = Entry(flag, True, doc, ("flags", i))
+        for i, flag in enumerate(v.get("player-flags") or []):
+            if flag in RESERVED:
+                diags.error("E107", f"'{flag}' is a reserved word and cannot be declared in player-flags",
+                            doc.span(("player-flags", i)))
+                continue
+            voc.player_flags[flag] = Entry(flag, True, doc, ("player-flags", i))
         if "players" in v:
             voc.players = (v["players"]["min"], v["players"]["max"])
             voc.players_entry = Entry("players", v["players"], doc, ("players",))
@@ -167,13 +188,25 @@ def build_vocabulary(docs: list[YamlDoc], diags: Diagnostics) -> Vocabulary:
 def _check_collisions(voc: Vocabulary, diags: Diagnostics) -> None:
     # A bare name in an expression must mean one thing: a counter, a global counter or a param.
     seen: dict[str, tuple[str, Entry]] = {}
-    for sec in ("resources", "counters", "params"):
-        for name, entry in voc.sections[sec].items():
+    bare = [(sec, voc.sections[sec]) for sec in ("resources", "counters", "params")]
+    # a player flag and an expression macro are bare names in expressions too
+    for sec, table in (*bare, ("player-flags", voc.player_flags), ("expressions", voc.expressions)):
+        for name, entry in table.items():
             if name in seen:
                 other_sec, other = seen[name]
-                diags.error("E108", f"'{name}' is declared both in {other_sec} and in {sec}", entry.key_span,
-                            notes=((f"the {other_sec} entry", other.key_span),))
+                span = entry.key_span if sec != "player-flags" else entry.span
+                other_span = other.key_span if other_sec != "player-flags" else other.span
+                diags.error("E108", f"'{name}' is declared both in {other_sec} and in {sec}", span,
+                            notes=((f"the {other_sec} entry", other_span),))
             seen[name] = (sec, entry)
+    # a filter macro is a word after 'with', as card types, flags, pieces and trait values are
+    after_with = {**{n: "card-types" for n in voc.card_types}, **{n: "flags" for n in voc.flags},
+                  **{n: "pieces" for n in voc.pieces},
+                  **{v: "traits" for e in voc.traits.values() for v in (e.value or [])}}
+    for name, entry in voc.filters.items():
+        if name in after_with:
+            diags.error("E108", f"'{name}' is declared both in {after_with[name]} and in filters", entry.key_span,
+                        hint="a word after 'with' must mean one thing: call the filter macro something else")
     for tname, entry in voc.timings.items():
         for i, m in enumerate(entry.value.get("matches", [])):
             if m not in voc.timings:

@@ -88,6 +88,8 @@ def reads(pack, code: Code, seen: set[int] | None = None, card: int | None = Non
             out |= _in_play(pack)  # a stat changes with the modifiers live in play
         elif name == "PLACE_OF":
             out.add(ANY)  # where a card lies changes with any move
+        elif name in ("PLACED", "BEST"):  # a ranking reads what its measure reads, for every player
+            out |= reads(pack, Code.from_json(ins[1]["measure"] if name == "PLACED" else ins[1]), seen)
         elif name == "CONDITION":
             defs = [pack.cards[card]] if card is not None else pack.cards
             for d in defs:
@@ -116,6 +118,8 @@ def _filter_reads(pack, filters: list, seen: set[int]) -> set[str]:
             out.add(flt[1])
         elif kind == "not":
             out |= _filter_reads(pack, [flt[1]], seen)
+        elif kind == "all":
+            out |= _filter_reads(pack, flt[1], seen)
         elif kind == "stat":
             out |= {flt[1]} if flt[1] in pack.pieces else _in_play(pack)
             if isinstance(flt[3], dict):

@@ -81,7 +81,7 @@ class Decision:
 # Opcodes that only compute values (or jump): they never decide, start or end a program, nor change the
 # state. A program of these alone is "pure" (see Linked.pure).
 PURE = frozenset({"PUSH", "POP", "DUP", "LOCAL", "TOTAL_SCORE", "COUNTER", "GLOBAL", "PARAM", "PLAYER",
-                  "PLAYER_COUNTER", "IT", "THIS",
+                  "PLAYER_COUNTER", "IT", "THIS", "PLACED", "BEST",
                   "X", "NPLAYERS", "BIN", "NOT", "NEG", "ABS", "PER", "COUNT", "SUM", "STAT", "PLACE_OF", "PIECES",
                   "MATCH", "CONDITION", "NTH", "SETS", "PATH", "LINES", "NEIGHBOURS", "JUMP", "JUMP_IF",
                   "JUMP_IF_NOT", "DISTINCT", "OCCURRENCES", "HAS", "CAN_TAKE", "CAN_PUT", "CAN_REMOVE", "CAN_MARK",
@@ -103,7 +103,8 @@ class Linked:
 
 
 class Frame:
-    __slots__ = ("depth", "it", "lc", "memo", "ops", "pc", "refill", "stack", "step", "this", "vars", "x", "you")
+    __slots__ = ("decider", "depth", "it", "lc", "memo", "ops", "pc", "refill", "stack", "step", "this", "vars", "x",
+                 "you")
 
     def __init__(self, lc: Linked, you: int, it: int | None = None, this: int | None = None,
                  step: str | None = None, depth: int = 0, vars: dict | None = None) -> None:
@@ -120,6 +121,7 @@ class Frame:
         self.refill = -1
         self.memo = None  # (pc, options) of a decision that suspended here: see VM.recall
         self.vars = vars  # local names ('let', 'as NAME'): None until the program binds one
+        self.decider: int | None = None  # who makes this frame's choices when not `you` (a chosen player's scope)
 
     def clone(self) -> Frame:
         f = Frame.__new__(Frame)
@@ -128,6 +130,7 @@ class Frame:
         f.you, f.it, f.this, f.x, f.step, f.depth, f.refill, f.memo = (
             self.you, self.it, self.this, self.x, self.step, self.depth, self.refill, self.memo)
         f.vars = dict(self.vars) if self.vars is not None else None
+        f.decider = self.decider
         return f
 
 
@@ -138,6 +141,7 @@ class NoFrame:
     it = None
     this = None
     vars = None
+    decider = None
 
 
 NO_FRAME = NoFrame()
@@ -171,6 +175,8 @@ def owner(vm, mode: str, f: Frame) -> int:
         return (f.you - 1) % n
     if mode == "first":
         return vm.state.first
+    if mode.startswith("local:"):  # a player bound to a name ('hand of the rival')
+        return f.vars[mode[6:]]
     if mode.startswith("automa:"):
         return vm.state.n + vm.linker.automa_index[mode[7:]]
     raise ValueError(mode)

@@ -7,12 +7,12 @@ from collections.abc import Callable
 
 from cardsmith.bytecode import OPS
 
-from . import ops_counters, ops_decisions, ops_flow, ops_payments, ops_queries, ops_trials, ops_zones
+from . import ops_counters, ops_decisions, ops_flow, ops_payments, ops_players, ops_queries, ops_trials, ops_zones
 from .inline import INLINE
 
 HANDLERS: dict[str, Callable] = {
     name[3:]: fn
-    for module in (ops_flow, ops_counters, ops_zones, ops_queries, ops_decisions, ops_payments, ops_trials)
+    for module in (ops_flow, ops_counters, ops_zones, ops_queries, ops_decisions, ops_payments, ops_trials, ops_players)
     for name, fn in vars(module).items() if name.startswith("op_")
 }
 

@@ -444,9 +444,13 @@ def _gain_lose(w: RegionWriter, raw: list, k: int) -> None:
 
 @defines("SCORE")
 def _score(w: RegionWriter, raw: list, k: int) -> None:
-    """Add to the current player's score in the scoring step being counted ('vp' outside scoring)."""
+    """Add to the current player's score: in the step the statement names, else in the scoring step being counted,
+    else (during play) in the first step the pack declares during-play ('vp' in a pack that declares none)."""
     n = w.pop()
-    w.lines += [f" sc = st.scores[f.you]; step = f.step or 'vp'; v = sc.get(step, 0) + {n}",
+    named = raw[1] if len(raw) > 1 else None
+    playing = next((s["id"] for s in w.linker.pack.scoring if s.get("during-play")), "vp")
+    step = w.const(named) if named else f"(f.step or {w.const(playing)})"
+    w.lines += [f" sc = st.scores[f.you]; step = {step}; v = sc.get(step, 0) + {n}",
                 f" if not {-MAX_VALUE} <= v <= {MAX_VALUE}: _too_big(vm, f, {k + 1}, v)", " sc[step] = v",
                 " if log is not None:", f"  log.append(('score', f.you, step, {n}))"]
 

@@ -188,7 +188,40 @@ class Linker:
             args[0] = self.query(args[0])
         elif name == "CAN_PERFORM":
             args[0] = self.link(Code.from_json(args[0]))
+        elif name == "FOR_PLAYERS" and isinstance(args[1], dict):
+            args[1] = self.players_spec(args[1])
+        elif name in ("CHOOSE_PLAYER", "PLACED"):
+            args[0] = self.players_spec(args[0])
+        elif name == "BEST":
+            args[0] = self.link(Code.from_json(args[0]))
         return (handler, *args)
+
+    def players_spec(self, spec: dict) -> dict:
+        """A choice of a player or a ranking, prepared: its filters as one test (vm, frame, seat) -> bool, its
+        measure linked."""
+        out = dict(spec)
+        if spec.get("filters"):
+            tests = [self.player_test(t) for t in spec["filters"]]
+            out["test"] = lambda vm, f, seat: all(t(vm, f, seat) for t in tests)
+        if "measure" in spec:
+            out["measure"] = self.link(Code.from_json(spec["measure"]))
+        return out
+
+    def player_test(self, flt: list):
+        """A player filter: a flag set or at least 1 of a counter ('has'), its negation, a counter compared."""
+        kind = flt[0]
+        if kind == "has":
+            name = flt[1]
+            return lambda vm, f, seat: vm.state.counters[seat].get(name, 0) > 0
+        if kind == "not":
+            inner = self.player_test(flt[1])
+            return lambda vm, f, seat: not inner(vm, f, seat)
+        name, op, value = flt[1], CMP[flt[2]], flt[3]
+        if isinstance(value, dict):  # read for the chooser, as the rest of the statement is
+            code = self.link(Code.from_json(value))
+            return lambda vm, f, seat: op(vm.state.counters[seat].get(name, 0),
+                                          vm.eval_sync(code, f.you, f.it, f.this, vars=f.vars))
+        return lambda vm, f, seat: op(vm.state.counters[seat].get(name, 0), value)
 
     def query(self, q: dict) -> Query:
         if q.get("card_on_stack"):
@@ -289,6 +322,8 @@ class Linker:
             return "(c.id != f.this)"
         if kind == "not-card":
             return "(c.id != f.it)" if flt[1] == "it" else f"(c.id != f.vars[{const(flt[1][6:])}])"
+        if kind == "all":  # a filter macro: all of its filters
+            return "(" + " and ".join(self._filter_code(g, ns) for g in flt[1]) + ")" if flt[1] else "True"
         return f"{const(self._filter(flt))}(vm, f, c)"
 
     def _filter(self, flt: list):
@@ -313,6 +348,9 @@ class Linker:
         if kind == "not":
             inner = self._filter(flt[1])
             return lambda vm, f, c: not inner(vm, f, c)
+        if kind == "all":
+            parts = [self._filter(g) for g in flt[1]]
+            return lambda vm, f, c: all(p(vm, f, c) for p in parts)
         if kind == "ability":
             # multicolour counts as each colour it matches (seed 000: 多色の能力 ... それぞれの色としてカウント)
             runs = frozenset(self.run_timings.get(flt[1], [flt[1]]))

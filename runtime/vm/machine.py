@@ -57,14 +57,17 @@ class VM:
         vis = visibility_for(pack)
         self.vis = vis if vis.hides else None  # what each seat has seen, kept where some zone hides cards
         self.traced: int | None = None  # the card 'move all' takes next (visibility.py)
+        self.at_once = None  # an 'each player at once' under way (ops_players.AtOnce)
 
     # --- frames and running
     def push(self, code: Code | Linked, you: int, it: int | None = None, this: int | None = None,
-             step: str | None = None, depth: int = 0) -> None:
+             step: str | None = None, depth: int = 0, decider: int | None = None) -> None:
         lc = code if isinstance(code, Linked) else self.linker.link(code)
         if len(self.frames) >= MAX_FRAMES:
             raise self.fault("too many nested programs (a macro or trigger that calls itself?)")
-        self.frames.append(Frame(lc, you, it, this, step, depth))
+        frame = Frame(lc, you, it, this, step, depth)
+        frame.decider = decider  # an ability run in a chosen player's scope: the chooser still decides
+        self.frames.append(frame)
 
     def run(self) -> Decision | None:
         """Run until a decision is needed (returned) or no frame is left (None)."""
@@ -131,23 +134,33 @@ class VM:
     def decide(self, f: Frame, kind: str, prompt: str, options: list, labels=None, default: int = 0,
                memo: Any = None) -> int | None:
         """The answer to a decision, or None after suspending for the agent (keeping `memo` for `recall`)."""
+        ao = self.at_once if not self.sync and self.trial is None else None
         if self.answer is not None:
             a = self.answer
             self.answer = None
             if not 0 <= a < len(options):
                 raise self.fault(f"answer {a} is not one of the {len(options)} options of '{prompt}'")
+            if ao is not None:
+                ao.note(kind, prompt, options[a])
             return a
         if len(options) == 1:
+            if ao is not None:
+                ao.note(kind, prompt, options[0])
+                ao.skip()
             return 0
         if self.sync:
             return default
         if self.trial is not None:  # a trial answers on the spot (trial.py); a trigger's decision: the first
             return self.trial.answer(len(options)) if f.depth == self.trial.depth else 0
+        if ao is not None and (a := ao.answer(kind, prompt, options)) is not None:
+            return a  # 'each player at once': the answer given unseen
         if memo is not None:
             f.memo = (f.pc, memo)
         f.pc -= 1  # run this instruction again, with the answer
-        # A choice that comes up for an automa seat is made by the active player (it decides nothing itself).
-        seat = f.you if f.you < self.state.n else self.state.active
+        # A choice that comes up for an automa seat is made by the active player (it decides nothing itself); in a
+        # chosen player's scope, the chooser still decides (the frame's decider).
+        who = f.decider if f.decider is not None else f.you
+        seat = who if who < self.state.n else self.state.active
         self.pending = Decision(seat, kind, prompt, options,
                                 labels if labels is not None else lambda: [str(o) for o in options])
         return None

@@ -35,7 +35,7 @@ def op_WINDOW(vm, f, ins):
     if vm.log is not None:
         vm.log.append(("choose", f.you, label))
     f.pc -= 1  # back here when the option is done: the window stays open until the player passes
-    vm.push(body, f.you, f.it, f.this, f.step, f.depth)
+    vm.push(body, f.you, f.it, f.this, f.step, f.depth, f.decider)
     return CHANGED
 
 

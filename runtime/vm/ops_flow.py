@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from .machine import VM
 
 from .core import CHANGED, RETURNED, SUSPEND, Frame, owner
+from .ops_players import candidates, end_game, placed
 from .trial import answers_that_work, region_risky
 
 
@@ -27,19 +28,37 @@ def op_FOR_CARDS(vm, f, ins):
 
 
 def op_FOR_PLAYERS(vm, f, ins):
+    """The iterator: [seats, next index, your seat before, the active player before, turns?, the decider before,
+    who decides for each seat (None: the seat itself)]."""
     kind, start = ins[1], ins[2]
     st = vm.state
     n = st.n
+    chooser = f.decider if f.decider is not None else f.you
     if kind == "chosen":  # any player, and the automa seats that are opponents (they can be targeted)
-        seats = vm.recall(f) or _legal_players(vm, f, [*range(n), *vm.linker.opponent_automa(st)])
+        pick = start or {}
+        seats = vm.recall(f) or _legal_players(vm, f, candidates(vm, f, pick))
         if not seats:  # nobody for whom what follows can be done: nobody is chosen
-            f.stack.append([[], 0, f.you, st.active, False])
+            f.stack.append([[], 0, f.you, st.active, False, f.decider, None])
             return None
         a = vm.decide(f, "player", "choose a player", seats, lambda: [vm.seat_label(s) for s in seats], memo=seats)
         if a is None:
             return SUSPEND
-        seats = [seats[a]]
-    elif kind == "ref":
+        # the chosen player is acted upon: the chooser makes the choices of the scope
+        f.stack.append([[seats[a]], 0, f.you, st.active, False, f.decider, chooser])
+        return None
+    if kind == "named":  # 'the NAME: ...' (the chooser decides) or 'the NAME chooses: ...' (the player does)
+        f.stack.append([[f.vars[start["name"]]], 0, f.you, st.active, False, f.decider,
+                        None if start["chooses"] else chooser])
+        return None
+    if kind == "ranked":
+        seats = placed(vm, f, start)
+        if start.get("count"):  # ties split: how many share the place divides what each is given
+            if f.vars is None:
+                f.vars = {}
+            f.vars[start["count"]] = max(len(seats), 1)
+        f.stack.append([seats, 0, f.you, st.active, False, f.decider, None])
+        return None
+    if kind == "ref":
         seats = [owner(vm, start, f)]
     else:
         first = owner(vm, start, f) if start else (st.first if kind == "turns" else f.you)
@@ -51,7 +70,7 @@ def op_FOR_PLAYERS(vm, f, ins):
                 seats = [s for s in seats if s != f.you]
         if kind == "opponents":  # the automa seats are opponents too (unless declared otherwise)
             seats += [s for s in vm.linker.opponent_automa(st) if s != f.you]
-    f.stack.append([seats, 0, f.you, st.active, kind == "turns"])
+    f.stack.append([seats, 0, f.you, st.active, kind == "turns", f.decider, None])
 
 
 def _legal_players(vm: VM, f: Frame, seats: list[int]) -> list[int]:
@@ -73,6 +92,7 @@ def op_NEXT_PLAYER(vm, f, ins):
     seats, i = it[0], it[1]
     if i < len(seats):
         f.you = seats[i]
+        f.decider = it[6]
         if it[4]:
             vm.state.active = seats[i]
             vm.state.turn += 1
@@ -82,6 +102,7 @@ def op_NEXT_PLAYER(vm, f, ins):
     else:
         f.stack.pop()
         f.you = it[2]
+        f.decider = it[5]
         if it[4]:
             vm.state.active = it[3]
         f.pc = ins[1]
@@ -119,6 +140,8 @@ def op_PASS_FIRST(vm, f, ins):
 
 
 def op_END_GAME(vm, f, ins):
+    if end_game(vm):  # in the unseen pass of 'each player at once': only this player's part ends
+        return CHANGED
     vm.state.over = True
     vm.frames.clear()
     return CHANGED
@@ -169,5 +192,5 @@ def op_RUN_ABILITY(vm, f, ins):
         vm.state.activated[f.you].add(cid)
     if vm.log is not None:
         vm.log.append(("activate", f.you, vm.pack.cards[card.defn].id, chosen))
-    vm.push(abilities[chosen], f.you, cid, cid, f.step, f.depth)
+    vm.push(abilities[chosen], f.you, cid, cid, f.step, f.depth, f.decider)
     return CHANGED

@@ -26,10 +26,11 @@ def op_CONDITION(vm, f, ins):
         return
     card = vm.state.cards[cid]
     lc = vm.linker.conditions[card.defn].get(ins[1])
-    if lc is None:
-        f.stack[-1] = ins[1] == "requires"  # no requirement: playable; no goal: not met
+    if lc is None:  # no requirement: playable; no goal: not met; no value: 0
+        f.stack[-1] = ins[1] == "requires" if vm.pack.timings.get(ins[1], {}).get("kind") != "value" else 0
         return
-    f.stack[-1] = bool(vm.eval_sync(lc, f.you, f.it, cid))
+    v = vm.eval_sync(lc, f.you, f.it, cid)
+    f.stack[-1] = v if type(v) is int else bool(v)  # a value timing gives a number, a condition a truth value
 
 
 def op_NTH(vm, f, ins):

@@ -200,3 +200,34 @@ def op_PLACE_OF(vm, f, ins):
         return
     r, c = geo.relative(vm.state.zones[(card.zone, card.seat)], card.pos)
     f.stack[-1] = r if ins[1] == "row" else c
+
+
+def op_PASS_ZONES(vm, f, ins):
+    """Every player's zone to the same zone of the left (right) neighbour, all at once, in its order: the cards are
+    found first, then moved (a zone that receives cards has already given its own)."""
+    zname, to = ins[1], ins[2]
+    st = vm.state
+    n = st.n
+    step = 1 if to == "left" else -1
+    given = [vm.zone_cards(zname, seat) for seat in range(n)]
+    for seat, cards in enumerate(given):
+        for cid in cards:
+            vm.traced = cid  # the whole zone goes: who saw it follows it (visibility.py)
+            vm.move(cid, zname, (seat + step) % n)
+    return vm.changed(f, zname) if vm.linker.claim_names else None
+
+
+def op_SWAP(vm, f, ins):
+    """Two zones trade their cards, all at once, each keeping its order."""
+    (za, ma), (zb, mb) = ins[1], ins[2]
+    sa, sb = owner(vm, ma, f), owner(vm, mb, f)
+    if (za, sa) == (zb, sb):
+        return None
+    first, second = vm.zone_cards(za, sa), vm.zone_cards(zb, sb)
+    for cid in first:
+        vm.traced = cid
+        vm.move(cid, zb, sb)
+    for cid in second:
+        vm.traced = cid
+        vm.move(cid, za, sa)
+    return vm.changed(f, za, zb) if vm.linker.claim_names else None
