@@ -89,12 +89,30 @@ class PhrasePlanner:
         c = self.const(a.value) if a.value is not None else None
         if c is not None:
             return P("amount.n" + upto, n=str(c), what=what(c != 1))
+        per = self.per_unit(a.value) if a.kind == "exact" else None
+        if per is not None:
+            return P("amount.per", k=per[0], what=what(per[0] != "1"), per=per[1])
         value = self.value(a.value)
         if isinstance(a.value, A.VarX):
             return P("amount.x" + upto, n=value, what=what(True), value=value)
         if isinstance(a.value, A.Name) and a.value.name.startswith("$"):
             return P("amount.param" + upto, n=a.value.name, what=what(True), value=value)
         return P("amount.equal" + upto, what=what(True), value=value)
+
+    def per_unit(self, e) -> tuple[str, Phrase] | None:
+        """An amount that counts something, as so many per unit: a count (1 per card), k × a count (k per
+        card) or a count ÷ n (1 per n cards, rounded down); None for any other amount."""
+        e = self.shown(e)
+        if isinstance(e, A.BinOp) and e.op == "*":
+            k, rest = (self.const(e.left), e.right) if self.const(e.left) is not None else (self.const(e.right), e.left)
+            if k is not None and self.has_unit(rest) and not isinstance(rest, A.Name):
+                return str(k), P("per.one", n="1", unit=self.unit(rest, plural=False))
+        if isinstance(e, A.BinOp) and e.op == "/" and self.const(e.right) and self.has_unit(e.left) \
+                and not isinstance(e.left, A.Name):
+            return "1", P("per", n=str(self.const(e.right)), unit=self.unit(e.left, plural=True))
+        if self.has_unit(e) and not isinstance(e, A.Name):
+            return "1", P("per.one", n="1", unit=self.unit(e, plural=False))
+        return None
 
     def word(self, name: str, sec: str | None = None) -> Callable[[bool], Word]:
         return lambda plural: Word(name, sec, plural)
@@ -183,7 +201,24 @@ class PhrasePlanner:
                 parts["types"].append(self.filter(f))
             else:
                 parts["withs"].append(self.filter(f))
+        parts["withs"] = self.merged_withouts(parts["withs"])
         return parts
+
+    @staticmethod
+    def merged_withouts(withs: list) -> list:
+        """'without oceans and without cities and without greeneries' said once: 'without oceans, cities or
+        greeneries' (a piece and a plain name each keep their own kind of phrase)."""
+        out: list = []
+        for w in withs:
+            key = w.key if isinstance(w, Phrase) else ""
+            if key in ("filter.has-no", "filter.has-no.piece") and out and isinstance(out[-1], Phrase) \
+                    and out[-1].key in (key, key + ".many"):
+                prev = out[-1]
+                things = prev.slots.get("things") or [prev.slots["thing"]]
+                out[-1] = P(key + ".many", things=[*things, w.slots["thing"]])
+            else:
+                out.append(w)
+        return out
 
     def adjectival(self, f) -> bool:
         return isinstance(f, A.TraitIs) or (isinstance(f, A.Has) and (self.lex.is_type(f.name)
@@ -361,7 +396,20 @@ class PhrasePlanner:
         return P("func.distinct", cards=self.arg(args[0]))
 
     def f_occurrences(self, args) -> Phrase:
-        return P("func.occurrences", cards=self.arg(args[0]), symbol=self.arg(args[1]))
+        return P("func.occurrences" + self.yours(args[0]), cards=self.arg(args[0]),
+                 symbol=self.trait_values(args[1], True))
+
+    def trait_values(self, a, plural: bool) -> Any:
+        """A trait's values counted as symbols: 'science tags' ('the number of science tags you have')."""
+        if isinstance(a, A.TraitIs):
+            return P("symbols", values=[Word(v, f"trait:{a.trait}") for v in a.values],
+                     trait=Word(a.trait, plural=plural))
+        return self.arg(a)
+
+    @staticmethod
+    def yours(q) -> str:
+        """'.yours' for a bare 'card' query (the cards the context implies: the player's own)."""
+        return ".yours" if isinstance(q, A.Query) and not q.zones and not q.filters and q.where is None else ""
 
     def e_Can(self, e: A.Can) -> Phrase:
         return P("can", body=self.stmt(e.stmt))
@@ -381,8 +429,24 @@ class PhrasePlanner:
         c = self.const(e)
         if c is not None:
             return str(c)
+        joined = self.joined_count(e)
+        if joined is not None:
+            return self.value(joined)
         return P(f"arith.{_ARITH_NAMES.get(e.op, e.op)}", op=e.op, left=self.operand(e.left),
                  right=self.operand(e.right))
+
+    @staticmethod
+    def joined_count(e):
+        """'count(cities in Mars) + count(cities in tableau of each player)' as one count over both zones,
+        when the two count the same cards (same filters, no 'where')."""
+        if not (isinstance(e, A.BinOp) and e.op == "+" and isinstance(e.left, A.Count)
+                and isinstance(e.right, A.Count)):
+            return None
+        a, b = e.left.query, e.right.query
+        if a.where is not None or b.where is not None or unparse(A.Count(A.Query((), a.filters))) != \
+                unparse(A.Count(A.Query((), b.filters))) or not a.zones or not b.zones:
+            return None
+        return A.Count(A.Query((*a.zones, *b.zones), a.filters), span=e.span)
 
     def shown(self, e):
         """An expression without the internal counters added to it (what a player is told)."""
@@ -394,6 +458,10 @@ class PhrasePlanner:
         return e
 
     def internal(self, e) -> bool:
+        """An internal counter, or a number times one ('2 * slack')."""
+        if isinstance(e, A.BinOp) and e.op == "*":
+            return (self.const(e.left) is not None and self.internal(e.right)) or \
+                (self.const(e.right) is not None and self.internal(e.left))
         return isinstance(e, A.Name) and self.lex.is_internal(e.name)
 
     def operand(self, e) -> Phrase:
@@ -408,6 +476,8 @@ class PhrasePlanner:
 
     # ---------------------------------------------------------------- units: what a count counts
     def has_unit(self, e) -> bool:
+        if self.joined_count(e) is not None:
+            return True
         if isinstance(e, A.Count | A.Pieces):
             return True
         if isinstance(e, A.SumOf):
@@ -421,6 +491,7 @@ class PhrasePlanner:
     def unit(self, e, plural: bool) -> Phrase:
         """One of what a counting expression counts, for 'per' and 'for each' ('tree card in your tableau')."""
         one = "" if plural else ".one"
+        e = self.joined_count(e) or e
         if isinstance(e, A.Count):
             return P("unit.count" + one, cards=self.query(e.query, plural=plural))
         if isinstance(e, A.SumOf) and self.lex.is_piece(e.name):
@@ -441,7 +512,8 @@ class PhrasePlanner:
             elif e.name == "sets":
                 slots["slots"] = self.set_slots(a[1:])
             elif e.name == "occurrences":
-                slots["symbol"] = self.arg(a[1])
+                slots["symbol"] = self.trait_values(a[1], plural)
+                return P(f"unit.occurrences{self.yours(a[0])}{one}", **slots)
             return P(f"unit.{e.name}{one}", **slots)
         return P("unit.value", value=self.value(e))
 
@@ -480,6 +552,8 @@ class PhrasePlanner:
         if self.is_param(left):  # a rule option: name it ('if the beginner side is 1'), do not fold it
             return P(f"compare.param.{name}", name=Word(left.name), n=r)
         none = ".none" if op == "=" and c == 0 else ""
+        if isinstance(left, A.Func) and left.name == "occurrences" and self.yours(left.args[0]) and c is not None:
+            return P(f"compare.resource.{name}{none}", n=r, count=c, what=self.trait_values(left.args[1], c != 1))
         if isinstance(left, A.Count) and c is not None:
             return P(f"compare.count.{name}{none}", n=r, count=c, cards=self.query(left.query, plural=c != 1))
         if isinstance(left, A.Name) and self.lex.is_resource(left.name) and c is not None:

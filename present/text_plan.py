@@ -90,11 +90,29 @@ class Planner(PhrasePlanner):
     # ---------------------------------------------------------------- bodies
     def clauses(self, body) -> list[Clause]:
         out: list[Clause] = []
+        flat: list = []
         for s in body:
             if isinstance(s, A.Group) and s.macro is None:
-                out.extend(self.clauses(s.body))
+                flat.extend(self.flat(s.body))
             else:
-                out.append(self.stmt(s))
+                flat.append(s)
+        i = 0
+        while i < len(flat):  # the same macro call made n times in a row is said once, n times
+            s, n = flat[i], 1
+            if isinstance(s, A.Group) and s.macro is not None and s.call:
+                while i + n < len(flat) and isinstance(flat[i + n], A.Group) and flat[i + n].call == s.call \
+                        and flat[i + n].macro == s.macro:
+                    n += 1
+            clause = self.stmt(s)
+            out.append(clause if n == 1 else self.clause(P("repeat.times", n=str(n), body=Body([clause])), False))
+            i += n
+        return out
+
+    @staticmethod
+    def flat(body) -> list:
+        out: list = []
+        for s in body:
+            out.extend(Planner.flat(s.body) if isinstance(s, A.Group) and s.macro is None else [s])
         return out
 
     def body(self, body) -> Body:
@@ -203,6 +221,8 @@ class Planner(PhrasePlanner):
         c = self.const(a.value)
         if c is not None:
             return self.clause(P("score.n", n=str(c), points=Points()))
+        if self.per_unit(a.value) is not None:
+            return self.clause(P("score.amount", amount=self.amount(a, Points), per=None))
         e = a.value
         if isinstance(e, A.BinOp) and e.op == "*":
             k, rest = (self.const(e.left), e.right) if self.const(e.left) is not None else (self.const(e.right), e.left)
@@ -304,6 +324,9 @@ class Planner(PhrasePlanner):
         return self.clause(P("costed", cost=self.stmt(s.cost), body=self.body(s.body)), False)
 
     def s_If(self, s: A.If) -> Clause:
+        said = self.without_guard(s)
+        if said is not None:
+            return self.stmt(said)
         if s.otherwise:
             return self.clause(P("if.else", cond=self.cond(s.cond), then=self.body(s.then),
                                  otherwise=self.body(s.otherwise)), False)
@@ -317,6 +340,33 @@ class Planner(PhrasePlanner):
         inner = self.clauses(s.body)
         key = "scoped" + (".simple" if all(c.joins for c in inner) else "") + (".started" if p.start else "")
         return self.clause(P(key, who=who, start=start, body=Body(inner)), False)
+
+    @staticmethod
+    def without_guard(s: A.If):
+        """A condition that only says whether what follows can be done, left unsaid:
+        'if there is a microbe card: choose a microbe card: ...' is 'choose a microbe card: ...' (a choice
+        among no cards does nothing), and 'if COND: choose one: A | COST: B, otherwise A', where A and a
+        costed B are the options, is 'choose one: A | COST: B' (an option whose cost cannot be paid is not
+        offered)."""
+        then = Planner.flat(s.then)
+        if len(then) != 1:
+            return None
+        inner = then[0]
+        if not s.otherwise and isinstance(inner, A.ChooseCard) and isinstance(s.cond, A.BinOp) \
+                and isinstance(s.cond.left, A.Count) and unparse(s.cond.left.query) == unparse(inner.query) \
+                and s.cond.op in (">", ">=") and isinstance(s.cond.right, A.Num) and s.cond.right.value in (0, 1) \
+                and (s.cond.op == ">") == (s.cond.right.value == 0):
+            return inner
+        otherwise = Planner.flat(s.otherwise)
+        if len(otherwise) == 1 and isinstance(inner, A.ChooseOne) and len(inner.options) == 2:
+            other = unparse(otherwise[0])
+            options = [Planner.flat(o) for o in inner.options]
+            said = [unparse(o[0]) if len(o) == 1 else None for o in options]
+            if other in said:
+                rest = options[1 - said.index(other)]
+                if len(rest) == 1 and isinstance(rest[0], A.Costed):
+                    return inner
+        return None
 
     def s_ForEach(self, s: A.ForEach) -> Clause:
         return self.clause(P("for-each" + (".reverse" if s.reverse else ""), cards=self.query(s.query, plural=False),
@@ -341,6 +391,8 @@ class Planner(PhrasePlanner):
         if s.kind == "times" and self.const(s.value) == 1:
             return self.s_Group(A.Group(s.body))
         body = self.body(s.body)
+        if s.kind == "times" and self.has_unit(s.value) and not isinstance(s.value, A.Name):
+            return self.clause(P("repeat.per", unit=self.unit(s.value, plural=False), body=body), False)
         if s.kind in ("times", "up_to"):
             one = ".one" if self.const(s.value) == 1 else ""
             return self.clause(P(f"repeat.{'times' if s.kind == 'times' else 'upto'}{one}", n=self.number(s.value),

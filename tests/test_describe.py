@@ -197,24 +197,25 @@ def test_source_text_reads_a_decisions_effect_language_as_the_pack_words_it(comp
     for bad in ("island and climate first", "gain 2 sprout", "gain ((", ""):
         assert earth.source(bad) is None, bad
     assert earth.fallbacks == []  # a rejected label leaves the describer's own record alone
-    # Terraforming Mars gives its macros no phrase: the call reads as written, not as its long body.
+    # A macro reads as its glossary phrase, never as its long body; a computed argument fits the phrase.
     tm = Describer(compiled("terraforming-mars"), "en")
     assert tm.source("remove 3 microbe from this: raise tr 1").text == \
-        "Remove 3 microbes from this card: raise TR 1."
+        "Remove 3 microbes from this card: raise your TR 1 step."
+    assert tm.source("raise tr (count(card in tableau with tag jovian))").text == \
+        "Raise your TR 1 step per jovian card in your tableau."
     kept = tm.source("keep the card")
-    assert kept is not None and kept.text == "Keep the card." and kept.free_it
+    assert kept is not None and kept.text == "Buy it for 3 M€." and kept.free_it
 
 
 NEW_FORMS = {  # ability (green) -> its English text
     "for each card in hand with kind tree: let picked = it, move the picked to discard":
         "For each tree card in your hand, let picked be it and move the picked to the discard.",
     "choose a card in tableau as pick: gain count(card in the zone of the pick) coin":
-        "Choose a card in your tableau (the pick), then gain coins equal to the number of cards in the zone of "
-        "the pick.",
+        "Choose a card in your tableau (the pick), then gain 1 coin per card in the zone of the pick.",
     "gain (if count(card in hand) > 2 then 1 else 2) coin":
         "Gain coins equal to 1 if there are more than 2 cards in your hand, else 2.",
     "for each card in tableau: gain count(card in tableau with kind tree and other than it) coin":
-        "For each card in your tableau, gain coins equal to the number of tree cards in your tableau other than it.",
+        "For each card in your tableau, gain 1 coin per tree card in your tableau other than it.",
     # 'each opponent' counts automa seats, 'each other player' does not: the text keeps them apart
     "each opponent: gain 1 soil": "Each opponent gains 1 soil.",
     "each other player: gain 1 soil": "Each other player gains 1 soil.",
@@ -238,7 +239,7 @@ def test_local_names_automa_seats_and_conditional_values_read_in_every_language(
         assert en.ability(f"c{i}", "green") == text
     assert ja.ability("c6", "green") == "カラスは、soilを1個獲得する。"
     assert ja.ability("c1", "green") == \
-        "自分のtableauのカード（以下「pick」）を1枚選び、「pick」のある置き場のカードの枚数と同じ数のcoinを獲得する。"
+        "自分のtableauのカード（以下「pick」）を1枚選び、「pick」のある置き場のカード1枚につき、coinを1個獲得する。"
     for d in (en, ja):
         for card in res.pack.cards:
             assert all(a.text for a in d.card(card))
