@@ -51,6 +51,8 @@ class PhrasePlanner:
         """The integer an expression always has (a number, a number param, simple arithmetic), or None."""
         if isinstance(e, A.Num):
             return e.value
+        if isinstance(e, A.MacroValue):
+            return self.const(e.value)
         if isinstance(e, A.Neg):
             v = self.const(e.operand)
             return -v if v is not None else None
@@ -191,11 +193,10 @@ class PhrasePlanner:
         """A query's filters by the place they take in a noun phrase: 'other', trait adjectives ('cold'),
         card types ('tree'), and the rest ('with canopy'); each language orders them."""
         parts: dict[str, list] = {"other": [], "traits": [], "types": [], "withs": []}
-        for f in filters:
+        for f in self.named_filters(filters):
             if isinstance(f, A.NotThis):
                 parts["other"] = [P("filter.not-this")]
-            elif (isinstance(f, A.TraitIs) and f.trait != "type") or (isinstance(f, A.Has)
-                                                                      and self.lex.is_flag(f.name)):
+            elif self.adjective(f):
                 parts["traits"].append(self.filter(f))
             elif self.adjectival(f):
                 parts["types"].append(self.filter(f))
@@ -203,6 +204,23 @@ class PhrasePlanner:
                 parts["withs"].append(self.filter(f))
         parts["withs"] = self.merged_withouts(parts["withs"])
         return parts
+
+    def adjective(self, f) -> bool:
+        """A filter said before the noun: a trait value, a named filter, a flag ('tilted')."""
+        if isinstance(f, A.TraitIs):
+            return f.trait != "type"
+        return isinstance(f, A.MacroFilter) or (isinstance(f, A.Has) and self.lex.is_flag(f.name))
+
+    def named_filters(self, filters) -> list:
+        """Filters with each filter macro (rules.yaml 'filters:') said by its glossary word ('free land'), or,
+        without one, as the filters it stands for."""
+        out: list = []
+        for f in filters:
+            if isinstance(f, A.MacroFilter):
+                out.extend([f] if self.lex.has(f.name) else self.named_filters(f.filters))
+            else:
+                out.append(f)
+        return out
 
     @staticmethod
     def merged_withouts(withs: list) -> list:
@@ -221,7 +239,7 @@ class PhrasePlanner:
         return out
 
     def adjectival(self, f) -> bool:
-        return isinstance(f, A.TraitIs) or (isinstance(f, A.Has) and (self.lex.is_type(f.name)
+        return isinstance(f, A.TraitIs | A.MacroFilter) or (isinstance(f, A.Has) and (self.lex.is_type(f.name)
                                                                        or self.lex.is_flag(f.name)))
 
     def cards(self, filters=()) -> Callable[[bool], Phrase]:
@@ -230,6 +248,10 @@ class PhrasePlanner:
         return lambda plural: P("card-noun" + ("" if plural else ".one"), **parts)
 
     def filter(self, f) -> Phrase:
+        if isinstance(f, A.MacroFilter):
+            if self.lex.has(f.name):
+                return P("filter.named", name=Word(f.name))
+            return P("with-list", items=[self.filter(x) for x in self.named_filters(f.filters)])
         if isinstance(f, A.TraitIs):
             return P("filter.trait" + (".type" if f.trait == "type" else ""), trait=Word(f.trait),
                      values=[Word(v, f"trait:{f.trait}") for v in f.values])
@@ -274,6 +296,10 @@ class PhrasePlanner:
     def named(self, name: str) -> Any:
         """A counter as the thing set or counted: 'your soil' for a resource."""
         return P("named.resource", name=Word(name)) if self.lex.is_resource(name) else Word(name)
+
+    def e_MacroValue(self, e: A.MacroValue) -> Any:
+        """An expression macro (rules.yaml 'expressions:'): its glossary word, else the value it stands for."""
+        return Word(e.name) if self.lex.has(e.name) else self.value(e.value)
 
     def e_Num(self, e: A.Num) -> str:
         return str(e.value)
@@ -476,6 +502,8 @@ class PhrasePlanner:
 
     # ---------------------------------------------------------------- units: what a count counts
     def has_unit(self, e) -> bool:
+        if isinstance(e, A.MacroValue):
+            return not self.lex.has(e.name) and self.has_unit(e.value)
         if self.joined_count(e) is not None:
             return True
         if isinstance(e, A.Count | A.Pieces):
@@ -491,6 +519,8 @@ class PhrasePlanner:
     def unit(self, e, plural: bool) -> Phrase:
         """One of what a counting expression counts, for 'per' and 'for each' ('tree card in your tableau')."""
         one = "" if plural else ".one"
+        if isinstance(e, A.MacroValue):
+            e = e.value
         e = self.joined_count(e) or e
         if isinstance(e, A.Count):
             return P("unit.count" + one, cards=self.query(e.query, plural=plural))

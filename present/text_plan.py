@@ -104,8 +104,10 @@ class Planner(PhrasePlanner):
                         and flat[i + n].macro == s.macro:
                     n += 1
             clause = self.stmt(s)
-            out.append(clause if n == 1 else self.clause(P("repeat.times", n=str(n), body=Body([clause])), False))
             i += n
+            if clause.phrase.key == "glossary-phrase" and not clause.phrase.slots["text"]:
+                continue  # bookkeeping the glossary says nothing for
+            out.append(clause if n == 1 else self.clause(P("repeat.times", n=str(n), body=Body([clause])), False))
         return out
 
     @staticmethod
@@ -183,11 +185,29 @@ class Planner(PhrasePlanner):
         return P("call-value", value=self.value(e))
 
     # ---------------------------------------------------------------- statements
+    def bookkeeping(self, verb: str, name: str, amount) -> Clause | None:
+        """A statement on an internal counter says what the glossary gives for 'VERB $n NAME' (the rule the
+        counter keeps, in players' words); None when it is not internal."""
+        if not self.lex.is_internal(name):
+            return None
+        key = f"{verb} $n {name}" if verb != "set" else f"set {name} to $n"
+        phrase = self.lex.phrase(key)
+        if phrase is None:
+            return None  # said as it is: the text-quality test names the internal counter it shows
+        n = amount if isinstance(amount, str) else self.number(amount)
+        return self.clause(P("glossary-phrase", text=phrase, args={"n": n}))
+
     def s_Gain(self, s: A.Gain) -> Clause:
+        said = self.bookkeeping("gain", s.resource, s.amount.value) if s.amount.value is not None else None
+        if said is not None:
+            return said
         return self.clause(P("gain", amount=self.amount(s.amount, self.word(s.resource, "resources"),
                                                          self.lex.is_resource(s.resource)), per=self.per(s.per)))
 
     def s_Lose(self, s: A.Lose) -> Clause:
+        said = self.bookkeeping("lose", s.resource, s.amount.value) if s.amount.value is not None else None
+        if said is not None:
+            return said
         return self.clause(P("lose", amount=self.amount(s.amount, self.word(s.resource, "resources"),
                                                          self.lex.is_resource(s.resource)), per=self.per(s.per)))
 
@@ -212,6 +232,9 @@ class Planner(PhrasePlanner):
         return self.clause(P("in-any-order", body=self.body(s.parts)), False)
 
     def s_SetCounter(self, s: A.SetCounter) -> Clause:
+        said = self.bookkeeping("set", s.name, s.value)
+        if said is not None:
+            return said
         return self.clause(P("set", name=self.named(s.name), value=self.number(s.value)))
 
     def s_Score(self, s: A.Score) -> Clause:
