@@ -185,6 +185,9 @@ class Describer:
                 if m.signature == signature:
                     from cardsmith.compiler.expand import Expander
 
+                    if not hasattr(m.body, "body"):  # a named filter or value (rules.yaml 'filters:', 'expressions:')
+                        return self.realiser.text(self.planner.query(A.Query((), m.body))) \
+                            if isinstance(m.body, tuple) else self.value(m.body)
                     body = Expander(self.macros, Diagnostics()).program(m.body).body
                     return self.program(body)
         return None

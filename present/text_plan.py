@@ -279,6 +279,9 @@ class Planner(PhrasePlanner):
     def s_EndGame(self, s) -> Clause:
         return self.clause(P("end-game"))
 
+    def s_PassZones(self, s: A.PassZones) -> Clause:
+        return self.clause(P("pass-zones", zone=Word(s.zone), to=P(f"side.{s.to}")))
+
     def s_Shuffle(self, s: A.Shuffle) -> Clause:
         return self.clause(P("shuffle", zone=self.zone(s.zone)))
 

@@ -126,6 +126,7 @@ class Game:
                     self.capped = True
                     self.vm.frames.clear()
                     self.vm.pending = None
+                    self.vm.log, self.vm.at_once = self.events, None  # an 'each player at once' stops too
                     continue
                 self.pending = d
                 return d
@@ -201,6 +202,10 @@ class Game:
         g._hashed = None if g.events is None or hashed is None else (hashed[0], hashed[1].copy(), hashed[2])
         g.decisions = list(self.decisions)
         g.vm = VM(self.pack, g.state, self.vm.linker, g.events)
+        if self.vm.at_once is not None:  # an 'each player at once' under way (its first pass is not logged)
+            g.vm.at_once = self.vm.at_once.copy(g.events)
+            if self.vm.log is None:
+                g.vm.log = None
         g.vm.frames = [f.clone() for f in self.vm.frames]
         g.vm.answer = self.vm.answer
         g.vm.pending = self.vm.pending

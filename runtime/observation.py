@@ -208,6 +208,8 @@ class Observation:
             for i, cid in zip(places, cids, strict=True):
                 zone[i] = cid
         st.rng = random.Random(rng.getrandbits(64))
+        if g.vm.at_once is not None:
+            _redeal_at_once(g.vm.at_once, st, groups, rng)
         if g.pending is not None:  # ask again: options the copy's cards give (a drawn card is another)
             g.pending = None
             g.vm.pending = None
@@ -223,6 +225,21 @@ class Observation:
         from .evaluation import score_now
 
         return score_now(self.sample(rng or random.Random(0)))
+
+
+def _redeal_at_once(ao, st: GameState, groups, rng: random.Random) -> None:
+    """In an 'each player at once', the game as it was when it began (which every part starts from) is dealt
+    again as the sample is, and the parts' random generators are seeded again: what the seat does not know
+    stays unknown after its part."""
+    snap = ao.snapshot = ao.snapshot.clone()  # the original game's copy is shared: this sample's own
+    for group, _ in groups:
+        for cid in group:
+            snap.cards[cid].defn = st.cards[cid].defn
+    for key, zone in st.zones.items():  # a pile dealt again in another order, where it is as it was
+        if sorted(c for c in zone if c is not None) == sorted(c for c in snap.zones[key] if c is not None):
+            snap.zones[key] = list(zone)
+    snap.rng = random.Random(rng.getrandbits(64))
+    ao.seeds = [rng.getrandbits(64) for _ in ao.seeds]
 
 
 def observed_decision(game: Game, d: Decision, seat: int) -> Decision:

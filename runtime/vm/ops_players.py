@@ -11,10 +11,15 @@ undone). Then every part runs for real, in turn, and each decision is answered w
 it, matched by its kind, prompt and the option chosen; a decision whose noted answer is no longer offered
 (two players took the same card of a shared market) is asked again, and so is every decision after it in
 that part. Agents therefore decide on observations of the game as it was, plus their own part so far.
+
+Each player's part draws its randomness (a shuffle) from a generator of its own, seeded when the statement
+begins, so that it shuffles alike in both passes whatever the others did; the game's generator goes on from
+where it was after the seeds were drawn.
 """
 
 from __future__ import annotations
 
+import random
 from typing import TYPE_CHECKING, Any
 
 from cardsmith.runtime.state import GameState
@@ -129,7 +134,7 @@ class AtOnce:
     frame values every part starts from."""
 
     __slots__ = ("answers", "depth", "frame", "height", "index", "log", "next_pc", "phase", "replay", "seats",
-                 "snapshot")
+                 "seeds", "snapshot")
 
     def __init__(self, seats: list[int], snapshot: GameState, frame: tuple, depth: int, height: int, next_pc: int,
                  log) -> None:
@@ -144,12 +149,14 @@ class AtOnce:
         self.next_pc = next_pc  # its NEXT_AT_ONCE
         self.log = log  # the game's log, off during the first pass
         self.replay: list[tuple] | None = None
+        self.seeds: list[int] = []  # each part's random generator
 
     def copy(self, log) -> AtOnce:
         c = AtOnce.__new__(AtOnce)
         c.seats, c.snapshot, c.phase, c.index, c.frame, c.depth, c.height, c.next_pc = (
             self.seats, self.snapshot, self.phase, self.index, self.frame, self.depth, self.height, self.next_pc)
         c.answers = [list(a) for a in self.answers]
+        c.seeds = list(self.seeds)
         c.replay = list(self.replay) if self.replay is not None else None
         c.log = log
         return c
@@ -198,8 +205,10 @@ def op_AT_ONCE(vm, f, ins):
         f.stack.append([seats, 0, f.you, st.active, False, f.decider, None])
         return None
     f.stack.append(["at once"])
+    seeds = [st.rng.getrandbits(64) for _ in seats]
     ao = AtOnce(seats, st.clone(), (f.you, f.it, f.x, dict(f.vars) if f.vars is not None else None, f.decider),
                 len(vm.frames) - 1, len(f.stack), f.pc, vm.log)
+    ao.seeds = seeds
     vm.at_once = ao
     vm.log = None  # the first pass is undone: nothing of it is logged
     return None
@@ -221,13 +230,14 @@ def op_NEXT_AT_ONCE(vm, f, ins):
     _start(f, ao)
     if ao.phase == "choose":
         ao.index += 1
-        if ao.index > 0:  # the part just run is undone: the next player decides on the game as it was
+        if ao.index > 0:  # the part just run is undone (the snapshot itself stays as it was: copies share it)
             restore(vm.state, ao.snapshot.clone())
         if ao.index < len(ao.seats):
             f.you = ao.seats[ao.index]
             f.decider = None
+            vm.state.rng = random.Random(ao.seeds[ao.index])
             return None
-        ao.phase, ao.index = "apply", -1
+        ao.phase, ao.index = "apply", -1  # the parts now run for real, from the game as it was
         vm.log = ao.log
         if vm.log is not None:  # the choices are revealed: each part now runs for real
             vm.log.append(("at once", ao.seats))
@@ -236,7 +246,10 @@ def op_NEXT_AT_ONCE(vm, f, ins):
         f.you = ao.seats[ao.index]
         f.decider = None
         ao.replay = list(ao.answers[ao.index])
+        vm.state.rng = random.Random(ao.seeds[ao.index])
         return None
+    vm.state.rng = random.Random()
+    vm.state.rng.setstate(ao.snapshot.rng.getstate())  # the game's own generator goes on (the parts used theirs)
     vm.at_once = None
     f.stack.pop()
     f.pc = ins[1]
