@@ -3,6 +3,8 @@ replay and resume, run in-process by worker processes, with a report a maintaine
 
     python fuzz/campaign.py --inputs 100000 --jobs 2 --seed 0 --out fuzz/findings
     python fuzz/campaign.py --case 12345 --seed 0            # run one case again, and print what it did
+    python fuzz/campaign.py --first 20000 --inputs 10000 --json s3.json      # a slice of a long campaign
+    python fuzz/campaign.py --merge s1.json s2.json s3.json                  # the slices' summaries added up
 
 Case i of a run is made from the seed (seed, i): the same command gives the same cases. Each worker runs
 under an address-space limit of its size at start plus --memory MB (1,024 by default), so a case that
@@ -65,7 +67,7 @@ def _limit_memory(mb: int) -> int:
 
 def worker(args: tuple) -> dict:
     """Cases worker_index, worker_index + jobs, ... of the run, in this process."""
-    index, jobs, inputs, seed, out, hang, memory, scratch_root = args
+    index, jobs, first, inputs, seed, out, hang, memory, scratch_root = args
     os.environ["CARDSMITH_CACHE"] = str(Path(scratch_root) / f"cache-{index}")
     os.environ.setdefault("COLUMNS", "100")
     scratch = Path(scratch_root) / f"w{index}"
@@ -80,7 +82,7 @@ def worker(args: tuple) -> dict:
     peak_rss = _rss_mb()
     slowest = (0.0, None)
     start = time.monotonic()
-    for i in range(index, inputs, jobs):
+    for i in range(first + index, first + inputs, jobs):
         where = scratch / f"case-{i}"
         where.mkdir()
         s = _case_seed(seed, i)
@@ -124,6 +126,21 @@ def worker(args: tuple) -> dict:
             "slowest": slowest, "seconds": time.monotonic() - start}
 
 
+def merge_summaries(parts: list[dict]) -> dict:
+    """The summary of a campaign run in slices: counts added up, peaks and the slowest case the largest."""
+    whole: dict = {"slices": [(p.get("seed"), p.get("first", 0), p["inputs"]) for p in parts]}
+    for key in ("inputs", "not_made", "findings", "crashes", "hangs", "over_memory", "wall_seconds"):
+        whole[key] = sum(p.get(key, 0) for p in parts)
+    for key in ("per_target", "findings_by_kind", "exit_codes"):
+        total: Counter = Counter()
+        for p in parts:
+            total.update(p.get(key, {}))
+        whole[key] = dict(sorted(total.items()))
+    whole["worker_peak_rss_mb"] = max(max(p["worker_peak_rss_mb"]) for p in parts)
+    whole["slowest_case_seconds"] = max(p["slowest_case_seconds"] for p in parts)
+    return whole
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -133,9 +150,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="fuzz/findings", help="where findings are written")
     parser.add_argument("--hang", type=float, default=10.0, help="seconds a case may take (default 10)")
     parser.add_argument("--memory", type=int, default=1024, help="MB a worker may take beyond its start (1,024)")
+    parser.add_argument("--first", type=int, default=0,
+                        help="the first case's number (default 0): a long campaign runs in slices, "
+                             "--first 0, --first 10000, ..., each with its own --json")
+    parser.add_argument("--merge", nargs="+", metavar="JSON", default=None,
+                        help="add up the summaries of slices (their --json files) and print the whole")
     parser.add_argument("--case", type=int, default=None, help="run only this case, and print it")
     parser.add_argument("--json", default=None, help="also write the summary here as JSON")
     args = parser.parse_args(argv)
+    if args.merge:
+        print(json.dumps(merge_summaries([json.loads(Path(f).read_text(encoding="utf-8")) for f in args.merge]),
+                         indent=1))
+        return 0
     scratch_root = Path(tempfile.mkdtemp(prefix="cardsmith-campaign-"))
     Path(args.out).mkdir(parents=True, exist_ok=True)
     try:
@@ -149,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"exit {outcome.exit_code}: {outcome.problem or 'behaved'}\n{outcome.output[-3000:]}")
             return 1 if outcome.problem else 0
         t0 = time.monotonic()
-        jobs = [(i, args.jobs, args.inputs, args.seed, args.out, args.hang, args.memory, str(scratch_root))
+        jobs = [(i, args.jobs, args.first, args.inputs, args.seed, args.out, args.hang, args.memory, str(scratch_root))
                 for i in range(args.jobs)]
         if args.jobs == 1:
             results = [worker(jobs[0])]
@@ -160,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         exits = sum((r["exits"] for r in results), Counter())
         findings = [f for r in results for f in r["findings"]]
         kinds = Counter(f["kind"] for f in findings)
-        summary = {"seed": args.seed, "inputs": sum(v for k, v in counts.items() if k != "not made"),
+        summary = {"seed": args.seed, "first": args.first,
+                   "inputs": sum(v for k, v in counts.items() if k != "not made"),
                    "per_target": {t: counts[t] for t in hostile.TARGETS}, "not_made": counts["not made"],
                    "findings": len(findings), "crashes": kinds["internal"] + kinds["exception"] + kinds["exit"],
                    "hangs": kinds["hang"], "over_memory": kinds["memory"], "findings_by_kind": dict(kinds),
