@@ -178,6 +178,16 @@ class Describer:
     def card_name(self, card) -> str:
         return self.lex.card_name(card)
 
+    def facts(self, card) -> str:
+        """What a card without abilities is, in words: its type, trait values and stats ('space, land, steel
+        bonus 2'), for a text that would otherwise be empty."""
+        parts = [self.lex.term(card.type, sec="card-types")] if card.type else []
+        for trait, values in card.traits.items():
+            parts += [self.lex.term(v, sec=f"trait:{trait}") for v in values]
+        parts += [self.realiser.stat_value(self.lex.stat(name), value) for name, value in card.stats.items()]
+        sep, last = self.realiser.joins.get("comma", [", ", ", "])
+        return self.realiser.join(parts, sep, last)
+
     def macro_body(self, signature: str) -> str | None:
         """A macro's body as text, its $parameters left as they are (for the rule reference)."""
         for ms in self.macros.values():

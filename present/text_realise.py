@@ -264,6 +264,10 @@ class Realiser:
     def inline_part(self, text: str) -> str:
         return text
 
+    def stat_value(self, stat: str, value) -> str:
+        """A stat and its value as a fact ('cost 3'; Japanese 'コスト3')."""
+        return self.data.get("stat-value", "{stat} {value}").format(stat=stat, value=value)
+
     # ---------------------------------------------------------------- for rule references
     def title(self, text: str) -> str:
         """A phrase used as a heading."""

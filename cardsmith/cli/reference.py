@@ -89,8 +89,8 @@ def describe(pack: str, card: str | None, lang: str) -> None:
         click.echo(f"{name} ({c.id})" if name != c.id else c.id)
         for a in abilities:
             click.echo(f"  [{printable(a.label)}] {printable(a.text, keep=chr(10))}")
-        if not abilities:
-            click.echo("  —")
+        if not abilities:  # a card of facts only (a map space, a tile): what it is
+            click.echo(f"  ({printable(d.facts(c))})")
 
 
 @main.command()
