@@ -23,7 +23,10 @@ Where the sections come from:
 from __future__ import annotations
 
 import colorsys
+import dataclasses
+import functools
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,10 +34,12 @@ from cardsmith.compiler import ast as A
 from cardsmith.compiler.diagnostics import Diagnostics
 from cardsmith.compiler.expand import ACTIVATION, Expander
 
+from . import icons as I
 from .describe import LANGUAGES, Describer
 from .lexicon import SOURCE_LANG
 
 TIMING_PLACEHOLDER = "T"  # the timing an activation order is read for, in the reference
+LONG_STEP = 200  # a step of setup or the game flow longer than this (CJK counting double) is split into its parts
 
 # ------------------------------------------------------------------------- timing icons
 
@@ -54,6 +59,16 @@ def timing_colours(name: str, timings: dict[str, dict]) -> list[str]:
     h = int(hashlib.sha1(name.encode()).hexdigest()[:4], 16) / 0xFFFF
     r, g, b = colorsys.hls_to_rgb(h, 0.42, 0.55)
     return [f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"]
+
+
+def stat_colour(name: str, stat: dict) -> str:
+    """The fill of a stat's badge: its declared `colour`, else a light tint stable for its name (the number
+    is printed dark on it)."""
+    if stat.get("colour"):
+        return stat["colour"]
+    h = int(hashlib.sha1(name.encode()).hexdigest()[:4], 16) / 0xFFFF
+    r, g, b = colorsys.hls_to_rgb(h, 0.84, 0.5)
+    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
 
 
 def timing_mark(timing: dict, label: str) -> str:
@@ -103,14 +118,35 @@ class TimingIcon:
     kind: str
     colours: list[str]
     letter: str
+    shape: str = "circle"  # one of icons.SHAPES, different for each timing of a pack
 
     @property
     def style(self) -> str:
-        if len(self.colours) == 1:
-            return f"background:{self.colours[0]}"
-        n = len(self.colours)
-        stops = ", ".join(f"{c} {i * 100 // n}%, {c} {(i + 1) * 100 // n}%" for i, c in enumerate(self.colours))
-        return f"background:linear-gradient(90deg, {stops})"
+        return I.icon_style(self.shape, self.colours)
+
+
+@dataclass
+class StatBadge:
+    """A card number printed as an icon: the number in its shape, or (`pips`) that many empty spaces."""
+    stat: str
+    label: str
+    value: Any
+    shape: str
+    colour: str
+    pips: bool = False
+
+    @property
+    def style(self) -> str:
+        return I.icon_style(self.shape, [self.colour])
+
+    @property
+    def pip_style(self) -> str:
+        return I.pip_style(self.shape, self.colour)
+
+    @property
+    def count(self) -> int:
+        """How many spaces to draw (pips), at most 12; a larger or negative value prints as a number."""
+        return self.value if self.pips and isinstance(self.value, int) and 0 <= self.value <= 12 else 0
 
 
 @dataclass
@@ -140,6 +176,8 @@ class CardEntry:
     pack: str
     original: bool
     text_length: int = 0
+    badges: list[StatBadge] = field(default_factory=list)  # the card's numbers as icons (cost aside)
+    board: bool = False  # its type is part of a board (card-types: board), not a card a player holds
 
 
 @dataclass
@@ -154,6 +192,7 @@ class Reference:
     card_groups: list[tuple[str, list[CardEntry]]]
     index: list[CardEntry]
     timings: list[TimingIcon]
+    group_counts: dict[str, str] = field(default_factory=dict)  # catalogue group title: how many cards, said
 
     @property
     def title(self) -> str:
@@ -176,7 +215,9 @@ class _Builder:
         self.lex = self.d.lex
         self.words = self.d.realiser  # the language: sentences, headings, labels
         self.L = self.words.labels
-        self.macros = {m.signature: m for ms in result.compiler.macros.values() for m in ms}
+        # the statement macros (an expression or filter macro names a value, not a step of the rules)
+        self.macros = {m.signature: m for ms in result.compiler.macros.values() for m in ms
+                       if isinstance(m.body, A.Program)}
         self.expander = Expander(result.compiler.macros, Diagnostics())
         self.actions: list[str] = []
         self.card_actions: list[tuple[A.Query, str]] = []  # 'choose a card in Z: activate a T ability of it'
@@ -199,18 +240,90 @@ class _Builder:
         m = self.macros.get(sig)
         return self.expander.program(m.body).body if m is not None else ()
 
+    def procedure(self, body) -> list[Step]:
+        """A program as numbered steps. A program that is a single call of a macro (setup: 'prepare the game')
+        is that macro's steps, not one step that says its name."""
+        flat = self.flat(body)
+        if len(flat) == 1 and isinstance(flat[0], A.Group) and flat[0].macro and flat[0].macro not in self.actions:
+            self.shown.add(flat[0].macro)
+            return self.steps(flat[0].body)
+        return self.steps(body)
+
+    def flat(self, body) -> list:
+        """The statements of a body as steps: groups opened, and so are calls of macros that have no phrase
+        (their text would be their body's anyway: one step per statement reads better than one paragraph)."""
+        out = []
+        for s in body:
+            if isinstance(s, A.Group) and (s.macro is None or not self.d.uses_phrase(s)):
+                out.extend(self.flat(s.body))
+            else:
+                out.append(s)
+        return out
+
     def steps(self, body, depth: int = 0, skip: set[str] | frozenset = frozenset()) -> list[Step]:
         out = []
-        for s in _flatten(body):
-            step = Step(self.program((s,)))
+        for s in self.flat(body):
+            text = self.program((s,))
+            if depth < 8 and _width(text) > LONG_STEP:
+                split = self.split(s, depth, skip)
+                if split:
+                    out.extend(split)
+                    continue
+            step = Step(text)
             if depth < 3:
                 for g in self.phrased_groups(s):
-                    if g.macro in skip or g.macro in self.actions:
-                        continue
+                    if g.macro in skip or g.macro in self.actions or g.macro in self.shown:
+                        continue  # a macro opens once: where it is next called, its phrase says enough
                     self.shown.add(g.macro)  # its text was the phrase: open the body as sub-steps
                     step.children.extend(self.steps(g.body, depth + 1, skip))
-            out.append(step)
+            if step.text or step.children:  # a statement about what players never see says nothing: no step
+                out.append(step)
         return out
+
+    def split(self, s, depth: int, skip) -> list[Step]:
+        """A long statement as a header and steps ('Each player: A, B, C, ...' as a paragraph is hard to follow):
+        'Each player:' then A, B, C; 'If X:' then its steps and 'Otherwise:' then the others; 'Choose one:' then
+        each option. Nothing when the statement has no parts to show apart."""
+        if isinstance(s, A.If) and s.otherwise:
+            then = self.split(dataclasses.replace(s, otherwise=()), depth, skip) or \
+                [Step(self.program((dataclasses.replace(s, otherwise=()),)))]
+            return [*then, Step(self.otherwise_header(), self.steps(s.otherwise, depth + 1, skip))]
+        if isinstance(s, A.ChooseOne):
+            opts = []
+            for o in s.options:
+                inner = self.steps(o, depth + 1, skip)
+                opts.extend(inner if len(inner) == 1 else [Step(self.program(o))])
+            return [Step(self.choice_header(), opts)]
+        if self.splittable(s):
+            return [Step(self.header(s), self.steps(_body(s), depth + 1, skip))]
+        return []
+
+    def otherwise_header(self) -> str:
+        """'Otherwise:', in the words the language's 'if ... otherwise ...' sentence uses."""
+        t = self.words.template("if.else")
+        word = t[t.index("{then}") + len("{then}"):t.index("{otherwise}")].strip(" .,;:、。：")
+        return self.words.labelled(self.words.title(word), "").rstrip()
+
+    def choice_header(self) -> str:
+        """'Choose one:', from the language's 'choose one' sentence."""
+        t = self.words.template("choose-one")
+        return self.words.title(t[:t.index("{")].rstrip())
+
+    def splittable(self, stmt) -> bool:
+        """A statement with parts to show apart: a header and a body of several steps, or of one such statement
+        in turn ('each player in turn order: 2 times: A, B'); an 'if' with an 'otherwise'; a choice."""
+        if isinstance(stmt, A.ChooseOne) or (isinstance(stmt, A.If) and stmt.otherwise):
+            return True
+        if not isinstance(stmt, _HEADED):
+            return False
+        flat = self.flat(_body(stmt))
+        return len(flat) > 1 or (len(flat) == 1 and self.splittable(flat[0]))
+
+    def header(self, stmt) -> str:
+        """What a statement says before its body ('Each player:', 'For each land card in the Mars map:')."""
+        empty = dataclasses.replace(stmt, then=()) if isinstance(stmt, A.If) else dataclasses.replace(stmt, body=())
+        text = self.program((empty,)).rstrip(" .,:;、。：")
+        return self.words.labelled(text, "").rstrip()
 
     def phrased_groups(self, stmt) -> list[A.Group]:
         """Macro calls a statement's text names by their phrase; calls without one were described
@@ -231,9 +344,10 @@ class _Builder:
         self.find_actions([setup, game])
         sections = [self.components()]
         if setup:
-            sections.append(Section("setup", self.L["setup"], [Block("steps", ordered=True, steps=self.steps(setup))]))
+            sections.append(Section("setup", self.L["setup"],
+                                    [Block("steps", ordered=True, steps=self.procedure(setup))]))
         if game:
-            sections.append(Section("flow", self.L["flow"], [Block("steps", ordered=True, steps=self.steps(game))]))
+            sections.append(Section("flow", self.L["flow"], [Block("steps", ordered=True, steps=self.procedure(game))]))
         sections.append(self.actions_section())
         if self.pack.activation:
             sections.append(self.activation_section())
@@ -255,9 +369,22 @@ class _Builder:
             members = [c for c in cards if c.type_id == ctype]
             if members:
                 groups.append((self.t(ctype, "card-types"), members))
+        counts = {title: self.group_count(members) for title, members in groups}
         index = sorted(cards, key=lambda c: c.name.casefold())
+        for sec in sections:
+            _fill_placeholders(sec)
         return Reference(self.pack.id, self.pack_name(), self.pack.version, self.lang, self.L, sections, cards,
-                         groups, index, self.timing_icons())
+                         groups, index, self.timing_icons(), counts)
+
+    def group_count(self, members: list[CardEntry]) -> str:
+        """'92 different cards, 140 in all' (copies counted); 'both sides of each listed' for two-sided cards."""
+        fronts = [c for c in members if not c.is_back]
+        distinct, total = len(fronts), sum(c.copies for c in fronts)
+        text = (self.L["group_count_same"] if distinct == total else self.L["group_count"]).format(
+            distinct=distinct, total=total)
+        if len(fronts) < len(members):
+            text += self.L["sep_also"] + self.L["both_sides"]
+        return text
 
     def pack_name(self) -> str:
         top = self.result.sources[-1] if self.result.sources else None
@@ -269,16 +396,16 @@ class _Builder:
         lo, hi = self.pack.players
         blocks = [Block("p", text=f"{L['players']}: " + (L["players_n"] if lo != hi else L["players_1"]).format(
             lo=lo, hi=hi))]
-        counts: dict[str, int] = {}
-        for c in self.pack.cards:
-            if not c.is_back:
-                counts[c.type] = counts.get(c.type, 0) + c.copies
-        rows = [[self.t(ct, "card-types"), str(counts.get(ct, 0)),
-                 self.t(v["start"], "zones") if (v or {}).get("start") else L["none"]]
-                for ct, v in self.pack.card_types.items()]
-        sub = [Section("card-types", L["card_types"], [_table(head=[L["type"], L["count"], L["starts_in"]],
-                                                               rows=rows)])]
-        shown = {n: v for n, v in self.pack.resources.items() if not v.get("internal")}  # players see these
+        rows = []
+        for ct, v in self.pack.card_types.items():
+            members = [c for c in self.pack.cards if c.type == ct and not c.is_back]
+            rows.append([self.t(ct, "card-types"), str(len(members)), str(sum(c.copies for c in members)),
+                         self.t(v["start"], "zones") if (v or {}).get("start") else L["none"]])
+        # two counts, each named: how many different cards, and how many with their copies
+        sub = [Section("card-types", L["card_types"], [_table(head=[L["type"], L["distinct"], L["total"],
+                                                                     L["starts_in"]], rows=rows)])]
+        # players see these (a player flag is kept as a counter, but is a mark, not a resource)
+        shown = {n: v for n, v in self.pack.resources.items() if not v.get("internal") and not v.get("flag")}
         if shown:
             rows = [[self.t(n, "resources"), str(v.get("start", 0)), self.describe_entry(v)]
                     for n, v in shown.items()]
@@ -478,8 +605,32 @@ class _Builder:
     def icon(self, name: str) -> TimingIcon:
         timing = self.pack.timings.get(name, {})
         label = self.t(name, "timings")
-        return TimingIcon(name, label, timing.get("kind", ""), timing_colours(name, self.pack.timings),
-                          timing_mark(timing, label))
+        shape, mark = self.timing_looks[name]
+        return TimingIcon(name, label, timing.get("kind", ""), timing_colours(name, self.pack.timings), mark, shape)
+
+    @functools.cached_property
+    def timing_looks(self) -> dict[str, tuple[str, str]]:
+        """Each timing's shape and mark, both different from every other timing's of the pack."""
+        timings = self.pack.timings
+        shapes = I.assign_shapes([(n, t.get("shape"), I.KIND_SHAPES.get(t.get("kind", ""), ()))
+                                  for n, t in timings.items()])
+        marks = I.unique_marks([(n, t.get("icon"), self.t(n, "timings")) for n, t in timings.items()])
+        return {n: (shapes[n], marks[n]) for n in timings}
+
+    @functools.cached_property
+    def stat_shapes(self) -> dict[str, str]:
+        stats = {n: (self.voc.stats[n].value or {}) if n in self.voc.stats else {} for n in self.pack.stats}
+        return I.assign_shapes([(n, v.get("shape"), I.STAT_SHAPES) for n, v in stats.items() if n != "cost"])
+
+    def badges(self, card) -> list[StatBadge]:
+        out = []
+        for k, v in card.stats.items():
+            if k == "cost" or k not in self.stat_shapes:
+                continue
+            decl = (self.voc.stats[k].value or {}) if k in self.voc.stats else {}
+            out.append(StatBadge(k, self.lex.stat(k), v, self.stat_shapes[k], stat_colour(k, decl),
+                                 bool(decl.get("pips"))))
+        return out
 
     def timings_section(self) -> Section:
         L = self.L
@@ -505,10 +656,9 @@ class _Builder:
         return sec
 
     def word_title(self, sig: str) -> str:
+        """A macro's phrase as a heading, or its signature when it has none ('$n' reads 'N' either way)."""
         phrase = self.lex.phrase(sig)
-        if phrase is None:
-            return sig
-        return self.words.title(phrase)
+        return self.words.title(phrase if phrase is not None else sig)
 
     def end_section(self, game) -> Section:
         L = self.L
@@ -548,15 +698,16 @@ class _Builder:
                        [Block("p", text=self.L["tie_intro"]), Block("steps", ordered=True, steps=steps)])
 
     def words_section(self) -> Section:
+        """Every macro no other section has opened, titled by its phrase (or its signature as words), with what
+        it does. A macro that does nothing (a hook left empty) is not a game word."""
         items = []
         for sig, m in self.macros.items():
-            if sig in self.actions:
+            if sig in self.actions or sig in self.shown:
                 continue
-            body = self.expander.program(m.body).body
-            text = self.program(body)
-            phrase = self.lex.phrase(sig)
-            title = f"{sig}" if phrase is None else f"{sig} — {self.word_title(sig)}"
-            items.append((title, text))
+            body = [s for s in _flatten(self.expander.program(m.body).body) if not isinstance(s, A.Nothing)]
+            if not body:
+                continue
+            items.append((self.word_title(sig), self.program(tuple(body))))
         return Section("words", self.L["words"], [Block("defs", items=items)] if items else [])
 
     def automatic_section(self) -> Section:
@@ -584,7 +735,8 @@ class _Builder:
             name = self.lex.card_name(c)
             alt = self.alt_name(c)
             abilities = [CardAbility(self.icon(a.timing) if a.timing in self.pack.timings else
-                                     TimingIcon("requires", a.label, "requires", [REQUIRES_COLOUR], "!"), a.text)
+                                     TimingIcon("requires", a.label, "requires", [REQUIRES_COLOUR], "!",
+                                                I.REQUIRES_SHAPE), a.text)
                          for a in self.card_d.card(c)]
             traits = [self.t(v) for vals in c.traits.values() for v in vals]
             stats = [(self.lex.stat(k), v) for k, v in c.stats.items() if k != "cost"]
@@ -597,6 +749,8 @@ class _Builder:
                 back_anchor=f"card-{self.pack.id}-{back.id}" if back else None, is_back=c.is_back, pack=c.pack,
                 original=c.original)
             entry.text_length = sum(_width(a.text) for a in abilities) + _width(name)
+            entry.badges = self.badges(c)
+            entry.board = bool((self.pack.card_types.get(c.type) or {}).get("board"))
             out.append(entry)
         return out
 
@@ -633,6 +787,40 @@ def _walk(node, into_macros: bool = True):
                     yield from _walk(o, into_macros)
             else:
                 yield from _walk(v, into_macros)
+
+
+_PARAM = re.compile(r"\$([a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
+
+
+def placeholder(text: str) -> str:
+    """A macro's parameters as a reader sees them: '$n' is N, '$colour' COLOUR (as X in 'draw X cards')."""
+    return _PARAM.sub(lambda m: m[1].upper(), text)
+
+
+def _fill_placeholders(sec: Section) -> None:
+    """Every '$name' a section's text kept from a macro's signature or body, shown as its placeholder."""
+    def steps(items: list[Step]) -> None:
+        for st in items:
+            st.text = placeholder(st.text)
+            steps(st.children)
+
+    sec.title = placeholder(sec.title)
+    for b in sec.blocks:
+        b.text = placeholder(b.text)
+        steps(b.steps)
+        b.head = [placeholder(h) for h in b.head]
+        b.rows = [[placeholder(c) for c in r] for r in b.rows]
+        b.items = [(placeholder(k), placeholder(v)) for k, v in b.items]
+    for sub in sec.subsections:
+        _fill_placeholders(sub)
+
+
+# statements with a header and a body of steps: each player, for each card, repeat, a cost and what it buys, if
+_HEADED = (A.Scoped, A.ForEach, A.Repeat, A.Costed, A.If)
+
+
+def _body(stmt) -> tuple:
+    return stmt.then if isinstance(stmt, A.If) else stmt.body
 
 
 def _flatten(body) -> list:

@@ -149,29 +149,52 @@ def _template_place(exc: BaseException, name: str) -> tuple[str, int]:
 
 def render_html(ref: Reference, pack_folder: Path | None = None) -> str:
     icons = {i.timing: i for i in ref.timings}
-    return render_template(environment(pack_folder), "reference.html.j2", ref=ref, L=ref.labels, icons=icons)
+    boards = {t.title: t for t in board_tables(ref)}  # catalogue groups that are parts of a board: tables
+    return render_template(environment(pack_folder), "reference.html.j2", ref=ref, L=ref.labels, icons=icons,
+                           boards=boards)
 
 
-def html_to_pdf(html: str, path: str | Path, base_url: str | None = None) -> None:
+def html_to_pdf(html: str, path: str | Path, base_url: str | None = None) -> int:
+    """Write the PDF of the HTML; returns how many pages it has."""
     weasyprint = pdf_engine()
-    weasyprint.HTML(string=html, base_url=base_url or str(TEMPLATES),
-                    url_fetcher=_local_resources).write_pdf(str(path))
+    doc = weasyprint.HTML(string=html, base_url=base_url or str(TEMPLATES), url_fetcher=_local_fetcher()).render()
+    doc.write_pdf(str(path))
+    return len(doc.pages)
 
 
-def _local_resources(url: str, *args, **kwargs):
-    """What the PDF engine may load for a page: inline data, and files among our templates. A pack's
-    HTML must not pull other files of the machine, or anything from the network, into the PDF."""
-    import weasyprint
-
+def _may_load(url: str) -> bool:
+    """What the PDF engine may load for a page: inline data (the icons), and files among our templates. A
+    pack's HTML must not pull other files of the machine, or anything from the network, into the PDF."""
     if url.startswith("data:"):
-        return weasyprint.default_url_fetcher(url, *args, **kwargs)
+        return True
     if url.startswith("file://"):
         from urllib.parse import unquote, urlparse
 
         real = Path(unquote(urlparse(url).path)).resolve()
-        if real.is_relative_to(TEMPLATES.resolve()) and real.is_file():
-            return weasyprint.default_url_fetcher(url, *args, **kwargs)
-    raise ValueError(f"not loaded into the PDF: {url[:80]}")
+        return real.is_relative_to(TEMPLATES.resolve()) and real.is_file()
+    return False
+
+
+def _local_fetcher():
+    """A URL fetcher that loads only what `_may_load` allows: a URLFetcher subclass for WeasyPrint 68 and
+    later, a function around default_url_fetcher for earlier versions."""
+    import weasyprint
+
+    if hasattr(weasyprint, "URLFetcher"):
+        class LocalOnly(weasyprint.URLFetcher):
+            def fetch(self, url, headers=None):
+                if not _may_load(url):
+                    raise ValueError(f"not loaded into the PDF: {url[:80]}")
+                return super().fetch(url, headers)
+
+        return LocalOnly()
+
+    def fetch(url: str, *args, **kwargs):
+        if not _may_load(url):
+            raise ValueError(f"not loaded into the PDF: {url[:80]}")
+        return weasyprint.default_url_fetcher(url, *args, **kwargs)
+
+    return fetch
 
 
 # ------------------------------------------------------------------------------ Markdown
@@ -223,11 +246,11 @@ def render_markdown(ref: Reference) -> str:
     out.append("")
     icons = {i.timing: i for i in ref.timings}
 
-    def steps(items, ordered, depth):
+    def steps(items, ordered, depth):  # sub-steps of a procedure are numbered too
         for i, st in enumerate(items, 1):
             bullet = f"{i}." if ordered else "-"
             out.append("   " * depth + f"{bullet} {md(st.text)}")
-            steps(st.children, False, depth + 1)
+            steps(st.children, ordered, depth + 1)
 
     def section(s: Section, level: int):
         out.append(f'<a id="{s.id}"></a>')
@@ -260,8 +283,19 @@ def render_markdown(ref: Reference) -> str:
     for s in ref.sections:
         section(s, 2)
     out += ['<a id="catalogue"></a>', "", f"## {md(L['catalogue'])}", ""]
+    boards = {t.title: t for t in board_tables(ref)}
     for group, cards in ref.card_groups:
-        out += [f"### {md(group)} ({len(cards)})", ""]
+        out += [f"### {md(group)} — {md(ref.group_counts.get(group, len(cards)))}", ""]
+        if group in boards:  # parts of a board: one table
+            t = boards[group]
+            out += [f"*{md(L['board_note'])}*", "", "| " + " | ".join(md(h) for h in t.head) + " | |",
+                    "|" + "---|" * (len(t.head) + 1)]
+            for c, cells in t.rows:
+                text = " ".join(f"{md_icon(a.icon)} {md(a.text)}" for a in c.abilities)
+                first, *rest = [md(v) for v in cells]
+                out.append(f'| <a id="{c.anchor}"></a>{first} | ' + " | ".join(rest) + f" | {text} |")
+            out.append("")
+            continue
         for c in cards:
             heading = f"#### {md(c.name)}" + (f" ({md(c.alt_name)})" if c.alt_name else "")
             out += [f'<a id="{c.anchor}"></a>', "", heading,
@@ -328,7 +362,7 @@ def render_rst(ref: Reference, top_level: int = 0, catalogue: bool = True, label
             lines.append("   " * depth + f"{bullet} {rst(st.text)}")
             if st.children:
                 lines.append("")
-                steps(st.children, False, depth + 1)
+                steps(st.children, ordered, depth + 1)
                 lines.append("")
         lines.append("")
 
@@ -372,7 +406,7 @@ def render_rst(ref: Reference, top_level: int = 0, catalogue: bool = True, label
     if catalogue:
         title(L["catalogue"], 0, f"{ref.pack_id}-catalogue")
         for group, cards in ref.card_groups:
-            title(f"{group} ({len(cards)})", 1)
+            title(f"{group} — {ref.group_counts.get(group, len(cards))}", 1)
             for c in cards:
                 lines.extend([f".. _{label_prefix}{c.anchor}:", ""])
                 name = rst(c.name) + (f" ({rst(c.alt_name)})" if c.alt_name else "")
@@ -441,14 +475,21 @@ def text_size(c: CardEntry) -> str:
     return "t8" if n <= 160 else "t7" if n <= 280 else "t6" if n <= 450 else "t5" if n <= 700 else "t4"
 
 
+def sheet_cards(ref: Reference, backs: bool = False, copies: bool = False) -> list[CardEntry]:
+    """The faces the sheets print as cards: every card a player holds (not the parts of a board, which
+    print as tables), one per copy with `copies`, and with `backs` only the front of a double-sided card."""
+    faces = [c for c in ref.cards if not c.board and not (backs and c.is_back)]
+    if copies:
+        faces = [c for c in faces for _ in range(max(1, c.copies))]
+    return faces
+
+
 def sheet_pages(ref: Reference, paper: str = "a4", backs: bool = False, copies: bool = False) -> list[Page]:
     """Card faces laid out 3 x 3 per page. With backs, each front page is followed by its back page,
     mirrored left to right so that long-edge duplex printing puts every back behind its front."""
     pw, ph = PAPERS[paper]
     by_id = {c.id: c for c in ref.cards}
-    faces = [c for c in ref.cards if not (backs and c.is_back)]
-    if copies:
-        faces = [c for c in faces for _ in range(max(1, c.copies))]
+    faces = sheet_cards(ref, backs, copies)
     per = COLS * ROWS
     x0, y0 = (pw - COLS * CARD_W) / 2, (ph - ROWS * CARD_H) / 2
     pages: list[Page] = []
@@ -472,6 +513,38 @@ def sheet_pages(ref: Reference, paper: str = "a4", backs: bool = False, copies: 
         if backs:
             pages.append(back)
     return pages
+
+
+@dataclass
+class BoardTable:
+    """The cards of one board type (map spaces, actions printed on the board, goals) as one table."""
+    type_id: str
+    title: str
+    head: list[str]
+    rows: list[tuple[CardEntry, list[str]]]  # each card with its cells; its abilities print in the last column
+
+
+def board_tables(ref: Reference) -> list[BoardTable]:
+    """A table per card type declared `board: true`: number, name, traits, cost and each number the type's
+    cards have, then the abilities. Columns empty for every card of the type are left out."""
+    L = ref.labels
+    tables = []
+    for group, cards in ref.card_groups:
+        cards = [c for c in cards if c.board]
+        if not cards:
+            continue
+        stats = list(dict.fromkeys(k for c in cards for k, _ in c.stats))
+        head = [L["name"], L["number"], L["traits"], L.get("cost", "cost"), *stats]
+        rows = []
+        for c in cards:
+            values = dict(c.stats)
+            rows.append((c, [c.name + (f" ({c.alt_name})" if c.alt_name else ""), c.number or "",
+                             " · ".join(c.traits), "" if c.cost is None else str(c.cost),
+                             *(str(values.get(k, "")) for k in stats)]))
+        keep = [i for i in range(len(head)) if i == 0 or any(cells[i] for _, cells in rows)]
+        tables.append(BoardTable(cards[0].type_id, group, [head[i] for i in keep],
+                                 [(c, [cells[i] for i in keep]) for c, cells in rows]))
+    return tables
 
 
 def _slot(c: CardEntry, r: int, col: int, x0: float, y0: float, filled: set[int], kind: str, ref: Reference) -> Slot:
@@ -514,11 +587,13 @@ def crop_marks(x0: float, y0: float, pw: float, ph: float) -> list[dict]:
 
 def render_sheets_html(ref: Reference, paper: str = "a4", backs: bool = False, copies: bool = False,
                        pack_folder: Path | None = None) -> tuple[str, int]:
-    """The sheets as HTML, and how many pages they take."""
+    """The sheets as HTML, and how many pages of cards they take; the tables of the board's parts follow
+    those pages, as many pages as they need."""
     pages = sheet_pages(ref, paper, backs, copies)
     pw, ph = PAPERS[paper]
     html = render_template(environment(pack_folder), "sheets.html.j2", pages=pages, page_w=pw, page_h=ph,
-                           lang=ref.lang, title=f"{ref.pack_name} — cards", paper=paper)
+                           lang=ref.lang, title=f"{ref.pack_name} — cards", paper=paper, tables=board_tables(ref),
+                           L=ref.labels, pack_name=ref.pack_name)
     return html, len(pages)
 
 

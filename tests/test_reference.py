@@ -3,6 +3,7 @@ sheets have one page per nine cards (twice that with backs)."""
 
 from __future__ import annotations
 
+import base64
 import math
 import re
 import shutil
@@ -244,10 +245,14 @@ def test_a_pack_declares_its_timing_icons(tmp_path):
     pack = tmp_path / "icons"
     shutil.copytree(ROOT / "tests" / "fixtures" / "valid" / "minimal", pack)
     rules = pack / "rules.yaml"
-    declared = 'green: {kind: activated, types: [plant], colour: "#0a0b0c", icon: "✿"}'
+    declared = 'green: {kind: activated, types: [plant], colour: "#0a0b0c", icon: "✿", shape: star}'
     rules.write_text(rules.read_text(encoding="utf-8").replace("green: {kind: activated, types: [plant]}", declared),
                      encoding="utf-8")
     res = compile_pack(pack)
     assert res.ok, res.diagnostics.items
     html = render_html(build_reference(res, "en"))
-    assert '<span class="icon" style="background:#0a0b0c" title="green">✿</span>' in html
+    span = re.search(r'<span class="icon shape-star" style="background-image:url\(data:image/svg\+xml;base64,'
+                     r'([A-Za-z0-9+/=]+)\);color:#ffffff" title="green">✿</span>', html)
+    assert span, "the declared mark, in white on the dark star"
+    svg = base64.b64decode(span[1]).decode()
+    assert 'fill="#0a0b0c"' in svg and svg.count(" ") and "<polygon" in svg  # the declared colour, a star

@@ -159,8 +159,11 @@ def sheets(pack: str, output: str, paper: str, backs: bool, copies: bool, lang: 
     and crop marks in the margin on every cut line. Without --backs every side of every card
     is printed; with --backs each front page is followed by a back page mirrored left to right
     (print double-sided, flip on the long edge): a double-sided card gets its other side, any
-    other card a card back. Templates come from present/templates/ unless the pack has its own
-    templates/ folder.
+    other card a card back. Card types declared `board: true` in rules.yaml (map spaces, the
+    actions printed on a board, milestones) are not cards a player holds: they follow as
+    tables. Each timing's icon has a shape of its own, so icons differ in greyscale too; a
+    card's numbers (VP, sprout spaces) print as icons. Templates come from present/templates/
+    unless the pack has its own templates/ folder.
 
     \b
     Examples:
@@ -168,7 +171,7 @@ def sheets(pack: str, output: str, paper: str, backs: bool, copies: bool, lang: 
       cardsmith sheets earth -o cards.pdf --paper letter --backs --lang ja
     """
     from cardsmith.present.reference import build_reference
-    from cardsmith.present.render import html_to_pdf, render_sheets_html
+    from cardsmith.present.render import html_to_pdf, render_sheets_html, sheet_cards
 
     to_html = output.lower().endswith((".html", ".htm"))
     if not to_html:
@@ -179,16 +182,18 @@ def sheets(pack: str, output: str, paper: str, backs: bool, copies: bool, lang: 
     ref = build_reference(res, lang)
     with template_errors():
         html, pages = render_sheets_html(ref, paper, backs, copies, _folder(pack))
+    tables = sum(1 for c in ref.cards if c.board)
     if to_html:
         write_output(output, html)
     else:
         with output_errors(output):
-            html_to_pdf(html, output)
-    crowded = [c.id for c in ref.cards if c.text_length > TEXT_FITS]
+            pages = html_to_pdf(html, output)  # the cards' pages and the tables' after them
+    crowded = [c.id for c in ref.cards if c.text_length > TEXT_FITS and not c.board]
     if crowded:
         click.echo(f"cardsmith: warning: {len(crowded)} card(s) have more text than fits on a 63 x 88 mm card "
                    f"({', '.join(crowded[:5])}{', ...' if len(crowded) > 5 else ''}); give the macros they call a "
                    "short phrase in the glossary of rules.yaml", err=True)
-    faces = sum(max(1, c.copies) if copies else 1 for c in ref.cards if not (backs and c.is_back))
-    click.echo(f"{res.pack.id}: {faces} card faces on {pages} {paper} pages -> {output} "
+    faces = len(sheet_cards(ref, backs, copies))
+    rows = f" and {tables} board parts in tables" if tables else ""
+    click.echo(f"{res.pack.id}: {faces} card faces{rows} on {pages} {paper} pages -> {output} "
                f"in {time.perf_counter() - t0:.1f}s", err=True)
