@@ -157,6 +157,8 @@ class PhrasePlanner:
     def owner(self, ref: A.PlayerRef | None, zone: str) -> Phrase:
         if ref is None:
             return P("owner.default." + ("player" if self.lex.zone_owner(zone) == "player" else "shared"))
+        if ref.kind == "local":  # a player bound to a name: 'the rival's hand'
+            return P("owner.local", name=ref.name)
         return P(f"owner.{ref.kind}", name=self.seat(ref))
 
     def seat(self, ref: A.PlayerRef) -> Word | None:
@@ -290,6 +292,8 @@ class PhrasePlanner:
     def player(self, ref) -> Phrase:
         if ref is None:
             return P("player.you")
+        if ref.kind == "local":
+            return P("player.local", name=ref.name)
         return P(f"player.{ref.kind}", kind=ref.kind, name=self.seat(ref))
 
     # ---------------------------------------------------------------- expressions
@@ -565,7 +569,7 @@ class PhrasePlanner:
             return self.compare(e)
         if isinstance(e, A.Bool):
             return P("cond.true" if e.value else "cond.false")
-        if isinstance(e, A.Attr | A.CardIs | A.Can):
+        if isinstance(e, A.Attr | A.CardIs | A.Can | A.HasRank):
             return self.value(e)
         return P("cond.nonzero", value=self.value(e))
 

@@ -24,6 +24,7 @@ from cardsmith.compiler.unparse import text as unparse
 from .lexicon import Lexicon
 from .text_ir import Body, Clause, P, Phrase, Points, Verb, Word
 from .text_phrases import COMPARISONS, OP_NAMES, PhrasePlanner
+from .text_players import PlayerPhrases
 
 __all__ = ["COMPARISONS", "OP_NAMES", "Body", "CallInfo", "Clause", "P", "Phrase", "Planner", "Points", "Verb",
            "Word", "call_info"]
@@ -63,7 +64,7 @@ def call_info(group: A.Group) -> CallInfo:
 # --------------------------------------------------------------------------- the planner
 
 
-class Planner(PhrasePlanner):
+class Planner(PlayerPhrases, PhrasePlanner):
     """Plans the text of programs, conditions and values of one pack in one language.
 
     `mode` card: self-contained text; rules: a macro with its own section is named; source: a macro the
@@ -160,6 +161,8 @@ class Planner(PhrasePlanner):
             return P("card-ref.this")
         if a.kind == "param":
             return f"${a.value}"
+        if a.kind == "words":  # 'hand or discard'
+            return P("words", names=[Word(str(w)) for w in a.value])
         if isinstance(a.value, A.Node):
             return self.call_amount(a.value)
         return str(a.value)
@@ -309,6 +312,8 @@ class Planner(PhrasePlanner):
         return self.clause(P(key, timing=Word(s.timing), target=self.target(s.target)))
 
     def s_Mark(self, s: A.Mark) -> Clause:
+        if isinstance(s.target, A.PlayerRef) or s.flag in self.lex.voc.player_flags:
+            return self.mark_player(s)
         return self.clause(P("mark" if s.on else "unmark", flag=Word(s.flag), target=self.target(s.target)))
 
     def s_Flip(self, s: A.Flip) -> Clause:
@@ -360,6 +365,8 @@ class Planner(PhrasePlanner):
 
     def s_Scoped(self, s: A.Scoped) -> Clause:
         p = s.players
+        if p.kind in ("chosen", "named", "at_once"):
+            return self.scoped_players(s)
         start = P("starting-with", player=self.player(p.start)) if p.start is not None else \
             P("in-turn-order") if p.kind == "turns" else None
         who = P(f"players.{p.kind}", start=start, ref=self.player(p.ref))
