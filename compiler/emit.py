@@ -13,6 +13,9 @@ from .diagnostics import Span
 from .unparse import text
 from .vocab import Vocabulary
 
+X_LOCAL = "X"  # the local name that carries X into the codes of a program's filters (no name of a pack: capital)
+IT_AMOUNT = "AMOUNT"  # the local name of a piece amount worked out before its targets are walked
+
 
 class SpanTable:
     def __init__(self) -> None:
@@ -35,6 +38,12 @@ class Emitter:
         self.code: Code = Code("")
         self.span: Span = Span("<none>", 0, 0)
         self.activating = False  # inside an activation order: its card activations may be skipped
+        # X of the program being emitted: `x_local` when it chooses X somewhere, so that the filters and 'where'
+        # conditions it runs (codes of their own, on frames of their own) read it from the local name X_LOCAL;
+        # `x_known` once an X is chosen before the statement being emitted, which a later cost with X then pays.
+        self.x_local = False
+        self.x_known = False
+        self.top: Code | None = None  # the program being emitted (a filter's code is another)
         self.splits: list[str] = []  # inside 'for the players with ... (ties split)': the local of the tie's size
         self.players: list[str] = []  # the local names bound to players here ('choose a player ... as NAME')
 
@@ -61,9 +70,16 @@ class Emitter:
 
     # ------------------------------------------------------------ entry points
     def program(self, name: str, body: tuple) -> Code:
-        self.new(name)
+        saved = self.x_local, self.x_known, self.top
+        self.top = self.new(name)
+        self.x_local, self.x_known = _x_in_filters(body), False
+        if self.x_local:  # defined before any filter reads it: X is 0 until chosen
+            self.op("PUSH", 0)
+            self.op("SET_LOCAL", X_LOCAL)
         self.stmts(body)
-        return self.code
+        code = self.code
+        self.x_local, self.x_known, self.top = saved
+        return code
 
     def expression(self, name: str, expr) -> Code:
         self.new(name)
@@ -78,11 +94,19 @@ class Emitter:
 
     # ------------------------------------------------------------ statements
     def stmts(self, body) -> None:
+        known = self.x_known
+        skips = []  # 'choose X' from an empty range skips the rest of the group
         for s in body:
             if isinstance(s, A.Trigger | A.Modify | A.Prevent | A.AsSoonAs | A.PaySource):
                 continue  # collected by the pipeline as live abilities, not run in sequence
             self.at(s)
             getattr(self, f"s_{type(s).__name__}")(s)
+            if isinstance(s, A.ChooseX):
+                skips.append(self.x_skip)
+                self.x_known = True
+        for j in skips:
+            self.patch(j)
+        self.x_known = known
 
     def s_Gain(self, s: A.Gain) -> None:
         self.amount(s.amount, s.resource, s.per, share=True)
@@ -266,9 +290,21 @@ class Emitter:
         self.op("WINDOW", s.name)
 
     def s_ChooseX(self, s: A.ChooseX) -> None:
+        # No number lies in an empty range: the rest of the group is skipped (stmts patches the jump).
+        self.expr(s.low)
+        self.expr(s.high)
+        self.op("BIN", "<=")
+        self.x_skip = self.op("JUMP_IF_NOT", None)
         self.expr(s.low)
         self.expr(s.high)
         self.op("CHOOSE_X")
+        self.keep_x()
+
+    def keep_x(self) -> None:
+        """After CHOOSE_X: the chosen X also where the program's filters read it."""
+        if self.x_local:
+            self.op("X")
+            self.op("SET_LOCAL", X_LOCAL)
 
     def s_Move(self, s: A.Move) -> None:
         src = self.source(s.source)
@@ -332,9 +368,21 @@ class Emitter:
             self.patch(loop)
             return
 
-        def body():
-            self.amount(amount, None)
-            self.op(opname, piece, owned)
+        if not isinstance(target, A.It) and amount.value is not None and _mentions_it(amount.value):
+            # 'it' in the amount is the card it means before the statement (a trigger's card, a loop's), not
+            # each card the pieces go on: worked out once, before the target is walked
+            self.amount_value(amount)
+            self.op("SET_LOCAL", IT_AMOUNT)
+
+            def body():
+                self.op("LOCAL", IT_AMOUNT)
+                if amount.kind == "up_to":
+                    self.op("UPTO", "how many")
+                self.op(opname, piece, owned)
+        else:
+            def body():
+                self.amount(amount, None)
+                self.op(opname, piece, owned)
 
         self.for_target(target, body)
 
@@ -373,16 +421,19 @@ class Emitter:
             self.op("POP")
             self.patch(end)
             return
-        uses_x = _uses_x(s.cost)
-        if uses_x:
+        known = self.x_known
+        if _uses_x(s.cost) and not known:  # a cost with X after X was chosen pays that X: it does not ask again
             self.op("PUSH", 0)
             self.x_bound(s.cost)
             self.op("CHOOSE_X")
+            self.keep_x()
+            self.x_known = True
         self.check(s.cost)
         skip = self.op("JUMP_IF_NOT", None)
         self.pay(s.cost)
         self.stmts(s.body)
         self.patch(skip)
+        self.x_known = known
 
     def x_bound(self, cost) -> None:
         for item in _flatten_cost(cost):
@@ -718,7 +769,8 @@ class Emitter:
         self.op("PUSH", e.value)
 
     def e_VarX(self, e) -> None:
-        self.op("X")
+        # in a filter's or a condition's own code, X is the program's, kept in a local name
+        self.op("LOCAL", X_LOCAL) if self.x_local and self.code is not self.top else self.op("X")
 
     def e_It(self, e) -> None:
         self.op("IT")
@@ -905,6 +957,37 @@ def _flatten_cost(cost):
         yield from _flatten_cost(cost.body)
     else:
         yield cost
+
+
+def _mentions_it(node) -> bool:
+    """Whether an expression reads the 'it' of where it stands (a query's 'where' reads the card it looks at)."""
+    import dataclasses
+
+    if isinstance(node, A.It):
+        return True
+    if isinstance(node, tuple):
+        return any(_mentions_it(n) for n in node)
+    if isinstance(node, A.Query):  # its 'where' reads the card it looks at: only its zones and filters count
+        return _mentions_it(node.zones) or _mentions_it(node.filters)
+    if not isinstance(node, A.Node):
+        return False
+    return any(_mentions_it(getattr(node, f.name)) for f in dataclasses.fields(node) if f.name != "span")
+
+
+def _x_in_filters(body) -> bool:
+    """Whether a program reads X in a filter or a 'where' (each run as a code of its own, that reads the
+    program's X from its local name X_LOCAL)."""
+    import dataclasses
+
+    if isinstance(body, tuple):
+        return any(_x_in_filters(n) for n in body)
+    if isinstance(body, A.StatCmp):
+        return _uses_x(body.value)
+    if isinstance(body, A.Query) and body.where is not None and _uses_x(body.where):
+        return True
+    if not isinstance(body, A.Node):
+        return False
+    return any(_x_in_filters(getattr(body, f.name)) for f in dataclasses.fields(body) if f.name != "span")
 
 
 def _uses_x(node) -> bool:
