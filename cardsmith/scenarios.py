@@ -287,7 +287,13 @@ class ScenarioScript(ScriptedAgent):
 
 def _located(doc: YamlDoc, path: tuple, e: SetupError) -> str:
     where = (*path, *e.path)
-    return _fmt(Diagnostic(e.code, str(e), doc.span(where) if e.value else doc.key_span(where), hint=e.hint))
+    span = doc.span(where) if e.value else doc.key_span(where)
+    bag = Diagnostics()
+    if e.code == "E101":  # a name the pack does not declare
+        bag.error("E101", str(e), span, hint=e.hint)
+    else:  # a state, an expectation or a checkpoint that cannot be used as written
+        bag.error("E160", str(e), span, hint=e.hint)
+    return _fmt(bag.items[0])
 
 
 def _fmt(d: Diagnostic) -> str:

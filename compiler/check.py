@@ -25,6 +25,7 @@ TIE_MODES = ("share", "split", "none", "friendly")  # what a tie for a place of 
 BUILTIN_NAMES = {"player-count", "total-score"}  # names every pack can use in expressions
 CARD_PLACES = {"row", "column", "position"}  # where a card lies: its board row and column, its place in a zone
 PLAYER_WORDS = {"you", "active", "left", "right", "first"}
+PLAYER_LOOPS = {"each", "turns", "each_other", "opponents", "at_once"}  # player scopes that run once per player
 
 
 @dataclass(frozen=True)
@@ -248,7 +249,21 @@ class Checker:
             return
         cands = list(self.macro_names) + list(BUILTIN_WORDS)
         self.err(ctx, "E101", f"unknown action '{s.name}'", s.span,
-                 hint=did_you_mean(s.name, cands) or "actions are built-in words or macros defined in rules.yaml")
+                 hint=self.suggest_action(s.name, cands) or "actions are built-in words or macros defined in "
+                 "rules.yaml")
+
+    def suggest_action(self, name: str, cands: list[str]) -> str | None:
+        """The closest action, a macro shown by its whole signatures as rules.yaml writes them ('score-the $x for
+        $y', not its first word alone)."""
+        hint = did_you_mean(name, cands)
+        if hint is None:
+            return None
+        best = hint.split("'")[1]
+        sigs = [sig for sig in self.voc.macros if sig.split(" ", 1)[0] == best]
+        if not sigs:
+            return hint
+        shown = [f"'{sig}'" for sig in sigs[:3]]
+        return "did you mean " + (" or ".join(shown) if len(sigs) <= 3 else ", ".join(shown) + ", ...") + "?"
 
     def s_Emit(self, s, ctx: Context) -> None:
         pass
@@ -395,6 +410,11 @@ class Checker:
     def s_ChooseX(self, s: A.ChooseX, ctx: Context) -> None:
         self.expect(s.low, "int", ctx)
         self.expect(s.high, "int", ctx)
+        low, high = _literal(s.low), _literal(s.high)
+        if low is not None and high is not None and low > high:
+            self.err(ctx, "E151", f"'choose X from {low} to {high}' offers no number: {low} is above {high}",
+                     s.span, hint=f"'choose X from {high} to {low}'; bounds that are not numbers may meet this "
+                     "when the game runs, and then the rest of the group is skipped")
 
     def s_Move(self, s: A.Move, ctx: Context) -> None:
         self.amount(s.amount, ctx)
@@ -496,12 +516,25 @@ class Checker:
         elif p.kind == "named":
             self.local_player(p.name or "", p.span, ctx)
         self.player_filters(p.filters, ctx)
+        if s.players.kind in PLAYER_LOOPS:
+            self.loop_after_statements(s, ctx)
         self.player_ref(s.players.ref, ctx)
         self.player_ref(s.players.start, ctx)
         if s.players.start is not None and s.players.start.kind == "automa":
             self.err(ctx, "E102", "player loops go round the players; an automa seat takes no turns, so a loop "
                      "cannot start with it", s.players.start.span)
         self.stmts(s.body, self._inner(ctx))
+
+    def loop_after_statements(self, s: A.Scoped, ctx: Context) -> None:
+        """'each player: A, each player: B' reads as two loops one after the other, but the first ':' governs the
+        rest of the group, so B would run once per player of A's loop: refused, with both ways to write it."""
+        for inner in s.body[1:]:
+            if isinstance(inner, A.Scoped) and inner.players.kind in PLAYER_LOOPS:
+                outer, loop = text_of(s.players), text_of(inner.players)
+                self.err(ctx, "E150", f"'{loop}: ...' after other statements inside '{outer}: ...' would run once "
+                         f"for every player of the outer loop (a ':' governs the rest of its group)", inner.span,
+                         hint=f"one loop after the other: '({outer}: ...), {loop}: ...'; one inside the other: "
+                         f"'{outer}: (..., {loop}: ...)'")
 
     def s_ForEach(self, s: A.ForEach, ctx: Context) -> None:
         self.query(s.query, ctx)
@@ -980,6 +1013,15 @@ class Checker:
     def e_TraitIs(self, e: A.TraitIs, ctx):
         self.err(ctx, "E102", "a card property cannot stand here", e.span)
         return None
+
+
+def _literal(e) -> int | None:
+    """The value of a number written out (2, -1), or None."""
+    if isinstance(e, A.Num):
+        return e.value
+    if isinstance(e, A.Neg) and isinstance(e.operand, A.Num):
+        return -e.operand.value
+    return None
 
 
 _KIND_WORDS = {"int": "number", "bool": "condition", "card": "card", "player": "player"}

@@ -477,6 +477,8 @@ class Expander:
         if not candidates:
             return call  # the checker reports unknown actions with a suggestion
         macro = next((m for m in candidates if _matches(m, call)), None)
+        if macro is None and call.name in self.broken:
+            return call  # perhaps a call of the variant whose body did not parse: that error is the one to read
         if macro is None:
             shapes = "; ".join(f"'{m.signature}'" for m in candidates)
             self.diags.error("E104", f"'{call.name}' does not take these words here", call.span,
