@@ -468,8 +468,8 @@ class Expander:
         candidates = self.table.get(call.name) if call.name not in RESERVED_KEYS else None
         if not candidates and (call.name in self.values or call.name in self.filters):
             what = "an expression" if call.name in self.values else "a filter"
-            where = "where a value goes ('gain income coin')" if call.name in self.values else \
-                "after 'with' ('card with NAME')"
+            where = f"where a value goes (an amount, a condition: 'if {call.name} ...')" if call.name in self.values \
+                else f"after 'with' ('card with {call.name}')"
             self.diags.error("E147", f"'{call.name}' is {what} macro, not an action: it stands {where}", call.span,
                              hint="statements are built-in words or macros under 'macros' in rules.yaml",
                              notes=self._outer_notes(call))

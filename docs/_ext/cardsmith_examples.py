@@ -19,7 +19,9 @@
     ``:fails: CODE``
         the program must NOT compile, and must report error CODE; the diagnostic is shown;
     ``:bytecode:``
-        show the compiled instructions under the program.
+        show the compiled instructions under the program;
+    ``:pack: FOLDER``
+        compile against another documentation pack (a folder under docs/, e.g. ``drafting-pack``).
 
 ``.. cardsmith-opcodes::``
     The opcode reference, generated from ``bytecode/opcodes.py`` ``OPS``.
@@ -212,17 +214,17 @@ def _listing(entries) -> str:
 _COMPILERS: dict[Path, ExampleCompiler] = {}
 
 
-def _compiler(env) -> ExampleCompiler:
+def _compiler(env, folder: str | None = None) -> ExampleCompiler:
     """Per process (the environment is pickled; a compiler is not)."""
-    pack = (Path(env.srcdir) / env.config.cardsmith_example_pack).resolve()
+    pack = (Path(env.srcdir) / (folder or env.config.cardsmith_example_pack)).resolve()
     comp = _COMPILERS.get(pack)
     if comp is None:
         comp = _COMPILERS[pack] = ExampleCompiler(pack)
     return comp
 
 
-def _pack_files(env) -> list[Path]:
-    pack = Path(env.srcdir) / env.config.cardsmith_example_pack
+def _pack_files(env, folder: str | None = None) -> list[Path]:
+    pack = Path(env.srcdir) / (folder or env.config.cardsmith_example_pack)
     return sorted(pack.glob("*.yaml"))
 
 
@@ -245,7 +247,7 @@ def grammar_forms() -> set[str]:
         if name.startswith("_") or (r.options.expand1 and len(kept) <= 1):
             continue
         forms.add(name)
-    return forms - {"program", "signature", "expression"}
+    return forms - {"program", "signature", "expression", "filter_chain"}  # entry points, not forms
 
 
 def used_forms(program: str, start: str) -> set[str]:
@@ -274,16 +276,18 @@ class EffectExample(Directive):
         "fails": directives.unchanged_required,
         "bytecode": directives.flag,
         "caption": directives.unchanged,
+        "pack": directives.unchanged_required,
     }
 
     def run(self):
         env = self.state.document.settings.env
-        for f in _pack_files(env):
+        folder = self.options.get("pack")
+        for f in _pack_files(env, folder):
             env.note_dependency(str(f))
         program = "\n".join(self.content).strip("\n")
         if not program.strip():
             raise self.error("effect-example: the program is empty")
-        comp = _compiler(env)
+        comp = _compiler(env, folder)
         if not comp.ok:
             raise self.error("the documentation pack does not compile:\n" + comp.pack_errors())
         try:
