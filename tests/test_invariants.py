@@ -4,7 +4,8 @@ Each game is checked after every decision (runtime/invariants.py): every card is
 zone, the number of cards never changes, each card records the zone and cell that hold it, counters
 stay within their declared `min` (default 0) and `max`, pieces are never negative, and the live
 trigger and modifier lists match the cards in play. At the end: the game ended by its rules (not
-by the decision cap), nobody scored before the scoring steps, each player's total is the sum of the
+by the decision cap), nobody scored during play except into the steps the rules declare
+`during-play`, each player's total is the sum of the
 scoring steps, each step's points are the sum of its `score` events in the log, and a second run of
 the same seed gives the same event-log hash (every game is played twice).
 
@@ -96,11 +97,12 @@ def check_game(pack, seed: int, players: int, params: dict, greedy: bool = False
     game = Game(pack, players, seed, _agents(seed, players, greedy), params)
     checker = StateChecker(pack, game.state)
     steps = {s["id"] for s in pack.scoring}
+    playing = {s["id"] for s in pack.scoring if s.get("during-play")}  # the steps that take points during play
     while True:
         d = game.advance()
         problems = checker.check(game.state)
-        if game.phase in ("new", "play") and any(game.state.scores):
-            problems.append(f"points scored before the scoring steps: {game.state.scores}")
+        if game.phase in ("new", "play") and any(set(scores) - playing for scores in game.state.scores):
+            problems.append(f"points scored during play outside the steps declared during-play: {game.state.scores}")
         if problems:
             return [f"{where}, after decision {len(game.decisions)}: {p}" for p in problems[:5]]
         if d is None:
