@@ -486,6 +486,8 @@ class _Builder:
             body = self.macro_body(sig)
             parts: list[tuple[str, str]] = []
             for s in _flatten(body):
+                if isinstance(s, A.Nothing):
+                    continue  # an action that does nothing but end a choice ('stop calling') has no parts
                 label = L["then"]
                 inner = (s,)
                 if isinstance(s, A.Scoped):
@@ -707,7 +709,9 @@ class _Builder:
             body = [s for s in _flatten(self.expander.program(m.body).body) if not isinstance(s, A.Nothing)]
             if not body:
                 continue
-            items.append((self.word_title(sig), self.program(tuple(body))))
+            text = self.program(tuple(body))
+            if text:  # a body of statements players never see says nothing
+                items.append((self.word_title(sig), text))
         return Section("words", self.L["words"], [Block("defs", items=items)] if items else [])
 
     def automatic_section(self) -> Section:

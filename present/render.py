@@ -522,6 +522,7 @@ class BoardTable:
     title: str
     head: list[str]
     rows: list[tuple[CardEntry, list[str]]]  # each card with its cells; its abilities print in the last column
+    abilities: bool = True  # whether any card of the type has abilities (else no last column)
 
 
 def board_tables(ref: Reference) -> list[BoardTable]:
@@ -543,7 +544,8 @@ def board_tables(ref: Reference) -> list[BoardTable]:
                              *(str(values.get(k, "")) for k in stats)]))
         keep = [i for i in range(len(head)) if i == 0 or any(cells[i] for _, cells in rows)]
         tables.append(BoardTable(cards[0].type_id, group, [head[i] for i in keep],
-                                 [(c, [cells[i] for i in keep]) for c, cells in rows]))
+                                 [(c, [cells[i] for i in keep]) for c, cells in rows],
+                                 any(c.abilities for c in cards)))
     return tables
 
 

@@ -159,7 +159,7 @@ def test_map_spaces_print_as_a_table_not_as_cards(mars):
     # the rule reference lists them as a table as well, each row reachable from the index
     ref_html = render_html(ref)
     catalogue = ref_html[ref_html.index('id="catalogue"'):]
-    assert '<table class="board">' in catalogue and '<tr id="card-terraforming-mars-mars-b2">' in catalogue
+    assert '<table class="board narrow">' in catalogue and '<tr id="card-terraforming-mars-mars-b2">' in catalogue
     assert '<article class="card" id="card-terraforming-mars-mars-b2">' not in catalogue
 
 
