@@ -576,10 +576,11 @@ class AsSoonAs(Node):
 
 @dataclass(frozen=True)
 class Let(Node):
-    """`let NAME = VALUE`: a local name for the rest of the enclosing group (a number, a truth value or a card)."""
+    """`let NAME = VALUE`: a local name for the rest of the enclosing group (a number, a truth value, a card or a
+    player)."""
 
     name: str
-    value: Expr | CardRef
+    value: Expr | CardRef | PlayerRef
     span: Span = _span()
 
 

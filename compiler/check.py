@@ -114,7 +114,12 @@ class Checker:
         self.bind_local(s, ctx)  # alone (under 'may', say): nothing follows it that could use the name
 
     def bind_local(self, s: A.Let, ctx: Context) -> Context:
-        if isinstance(s.value, A.It | A.This | A.LocalCard):
+        if isinstance(s.value, A.PlayerRef):
+            self.player_ref(s.value, ctx)
+            kind = "player"
+        elif isinstance(s.value, A.LocalCard) and ctx.local(s.value.name) == "player":
+            kind = "player"  # 'let victim = the rival'
+        elif isinstance(s.value, A.It | A.This | A.LocalCard):
             self.cardref(s.value, ctx)
             kind = "card"
         else:

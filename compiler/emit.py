@@ -96,6 +96,7 @@ class Emitter:
     def stmts(self, body) -> None:
         known = self.x_known
         skips = []  # 'choose X' from an empty range skips the rest of the group
+        bound = len(self.players)  # players bound by 'let' hold to the end of their group
         for s in body:
             if isinstance(s, A.Trigger | A.Modify | A.Prevent | A.AsSoonAs | A.PaySource):
                 continue  # collected by the pipeline as live abilities, not run in sequence
@@ -107,6 +108,7 @@ class Emitter:
         for j in skips:
             self.patch(j)
         self.x_known = known
+        del self.players[bound:]
 
     def s_Gain(self, s: A.Gain) -> None:
         self.amount(s.amount, s.resource, s.per, share=True)
@@ -283,7 +285,11 @@ class Emitter:
         self.code, self.span = saved
         return out
     def s_Let(self, s: A.Let) -> None:
-        self.expr(s.value)
+        if isinstance(s.value, A.PlayerRef) or (isinstance(s.value, A.LocalCard) and s.value.name in self.players):
+            self.player_value(s.value)
+            self.players.append(s.name)
+        else:
+            self.expr(s.value)
         self.op("SET_LOCAL", s.name)
 
     def s_OpenWindow(self, s: A.OpenWindow) -> None:

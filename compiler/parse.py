@@ -669,6 +669,10 @@ class _ToAst(Transformer):
 
     let_card = let
 
+    @v_args(meta=True)
+    def let_player(self, meta, items):
+        return A.Let(str(items[0]), A.PlayerRef("you", span=self._s(meta)), span=self._s(meta))
+
     def as_name(self, items):
         return _AsName(str(items[0]))
 
