@@ -15,7 +15,7 @@ from cardsmith.bytecode.inputs import printable
 from cardsmith.compiler.diagnostics import did_you_mean
 from cardsmith.runtime.geometry import geometry
 from cardsmith.runtime.params import MAX_VALUE
-from cardsmith.runtime.state import SHARED, Card, GameState
+from cardsmith.runtime.state import SHARED, Card, GameState, automa_seats
 from cardsmith.runtime.vm import linker_for
 
 
@@ -49,7 +49,7 @@ class Roster:
 
 def automa_in_game(pack: CompiledPack, n: int) -> list[dict]:
     """The automa seats of a game of `n` players: seats n, n + 1, ..."""
-    return list(pack.automa)
+    return automa_seats(pack, n)
 
 
 def split_ref(ref: str) -> tuple[str, int | None]:

@@ -243,7 +243,8 @@ class _Compiler:
             if code:
                 scoring.append({"id": sid, "name": entry.value.get("name", sid),
                                 "names": entry.value.get("names", {}), "code": code,
-                                **({"during-play": True} if entry.value.get("during-play") else {})})
+                                **({"during-play": True} if entry.value.get("during-play") else {}),
+                                **({"seats": entry.value["seats"]} if "seats" in entry.value else {})})
         tiebreakers = []
         for entry in voc.tiebreakers:
             e = self.expression(entry.doc, entry.path, Context("flow"), want="int")
@@ -272,6 +273,7 @@ class _Compiler:
                     windows[wname].append({"label": str(entry.value).strip(), "guard": guard,
                                            "code": self.emitter.program(name, body)})
         claims = self.rule_claims()
+        automa = self.automa_seats()
 
         self.card_defaults_checked: set[int] = set()
         cards = self.cards()
@@ -298,14 +300,32 @@ class _Compiler:
             activation=dict(voc.activation.value) if voc.activation else {},
             statistics=dict(voc.statistics.value) if voc.statistics else {},
             ranking=ranking, windows=windows, claims=claims,
-            automa=[{"id": n, "name": e.value.get("name", n), "names": dict(e.value.get("names") or {}),
-                     "opponent": e.value.get("opponent", True)} for n, e in voc.automa.items()],
+            automa=automa,
             cards=cards, setup=setup, game=game, scoring=scoring, tiebreakers=tiebreakers,
             zone_on_empty=zone_on_empty, piece_when_full=piece_when_full, spans=self.spans.spans,
             names=voc.names, payments=payments,
             may_fall_short=[dict(e.value) for e in voc.may_fall_short],
         )
         return CompileResult(pack, self.diags, self.chain, self.cards_compiled, self)
+
+    def automa_seats(self) -> list[dict]:
+        """rules.yaml 'automa': each seat as the runtime reads it. A seat's `players` (the games it sits in) must
+        meet the pack's own range (E013)."""
+        voc, out = self.voc, []
+        for n, e in voc.automa.items():
+            seat = {"id": n, "name": e.value.get("name", n), "names": dict(e.value.get("names") or {}),
+                    "opponent": e.value.get("opponent", True)}
+            if "players" in e.value:
+                lo, hi = e.value["players"].get("min", voc.players[0]), e.value["players"].get("max", voc.players[1])
+                if max(lo, voc.players[0]) > min(hi, voc.players[1]):
+                    self.diags.error("E013", f"automa seat '{n}' sits in games of {lo} to {hi} players, but the pack "
+                                     f"is for {voc.players[0]} to {voc.players[1]}: it would sit in no game",
+                                     e.doc.span((*e.path, "players")))
+                seat["players"] = [lo, hi]
+            if e.value.get("bottomless"):
+                seat["bottomless"] = True
+            out.append(seat)
+        return out
 
     def rule_claims(self) -> list[ClaimDef]:
         """rules.yaml 'as-soon-as': claims for every player, in turn from the active player, or for the

@@ -15,6 +15,7 @@ from cardsmith.bytecode import CompiledPack
 
 from .game import GameResult
 from .simulate import card_stats
+from .state import automa_seats
 
 Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
 
@@ -168,12 +169,13 @@ def analyze(pack: CompiledPack, results: list[GameResult], players: int, seed: i
     seat_agents = [agents[s % len(agents)] for s in range(players)]  # as runtime/simulate.py seats them
     mixed = len(set(seat_agents)) > 1
     seats = []
-    for s in range(players + len(pack.automa)):  # automa seats (a solo game's AI) win and lose too
+    automa = automa_seats(pack, players)
+    for s in range(players + len(automa)):  # automa seats (a solo game's AI) win and lose too
         wins = sum(1 / len(r.winners) for r in results if s in r.winners)
         if s < players:
             label = f"seat {s + 1}" + (f" ({seat_agents[s]})" if mixed else "")
         else:
-            label = pack.automa[s - players].get("name") or pack.automa[s - players]["id"]
+            label = automa[s - players].get("name") or automa[s - players]["id"]
         seats.append(Group(label, Rate(wins, games), tuple(r.totals[s] for r in results)))
     agent_wins: dict[str, float] = {}
     agent_scores: dict[str, list[int]] = {}
@@ -284,9 +286,9 @@ def compare(base_pack: CompiledPack, base: list[GameResult], variant_pack: Compi
         out.append(CardChange(cid, c.name if c else cid, rate(held[0], cid), rate(held[1], cid), pb, pv,
                               Rate(pb.count, seat_games), Rate(pv.count, seat_games)))
     seats = []
-    for s in range(players + len(base_pack.automa)):
-        label = f"seat {s + 1}" if s < players else (base_pack.automa[s - players].get("name")
-                                                     or base_pack.automa[s - players]["id"])
+    automa = automa_seats(base_pack, players)
+    for s in range(players + len(automa)):
+        label = f"seat {s + 1}" if s < players else (automa[s - players].get("name") or automa[s - players]["id"])
         wins = [sum(1 / len(r.winners) for r in rs if s in r.winners) for rs in (base, variant)]
         seats.append((label, Rate(wins[0], games), Rate(wins[1], games)))
     identical = sum(1 for x, y in zip(base, variant, strict=True) if x.log_hash == y.log_hash)

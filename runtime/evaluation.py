@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from .state import scored_seats
 from .vm import VM
 
 if TYPE_CHECKING:
@@ -28,10 +29,9 @@ def score_now(game: Game, in_place: bool = False) -> list[int]:
         return game.totals()
     st = game.state if in_place else game.state.clone()
     vm = VM(game.pack, st, game.vm.linker, None)
-    seats = range(st.seats)
     for step in game.pack.scoring:
         lc = vm.linker.link(step["code"])
-        for seat in seats:
+        for seat in scored_seats(step, st):
             vm.eval_sync(lc, seat, step=step["id"])
     return [sum(s.values()) for s in st.scores]
 

@@ -19,7 +19,7 @@ from cardsmith.bytecode import CompiledPack
 
 from .agents import Agent, RandomAgent
 from .observation import Observation
-from .state import GameState, new_state
+from .state import GameState, automa_seats, new_state, scored_seats
 from .vm import VM, Decision, Frame, linker_for
 
 LOG_VERSION = 1
@@ -98,7 +98,7 @@ class Game:
             self.phase = "scoring"
             self.state.over = True
             for step in reversed(self.pack.scoring):
-                for seat in reversed(range(self.state.seats)):  # automa seats score too
+                for seat in reversed(scored_seats(step, self.state)):  # automa seats score too (unless declared)
                     vm.push(step["code"], seat, step=step["id"])
             return True
         if self.phase == "scoring":
@@ -181,14 +181,15 @@ class Game:
         return GameResult(self.seed, self.n, totals, steps, winners, self.tiebreaks, self.capped,
                           self.state.turn, len(self.decisions), self.log_hash(),
                           [getattr(a, "name", type(a).__name__) for a in self.agents], places=places,
-                          automa=[a["id"] for a in self.pack.automa])
+                          automa=[a["id"] for a in automa_seats(self.pack, self.n)])
 
     def estimate(self, seat: int) -> int:
         """The seat's score if the game were scored now (for agents); changes nothing."""
         trial = self.state.clone()
         vm = VM(self.pack, trial, self.vm.linker, None)
         for step in self.pack.scoring:
-            vm.eval_sync(vm.linker.link(step["code"]), seat, step=step["id"])
+            if seat in scored_seats(step, trial):
+                vm.eval_sync(vm.linker.link(step["code"]), seat, step=step["id"])
         return sum(trial.scores[seat].values())
 
     # ------------------------------------------------------------ copies and logs

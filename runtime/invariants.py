@@ -16,7 +16,7 @@ from __future__ import annotations
 from cardsmith.bytecode import CompiledPack
 
 from .geometry import geometry
-from .state import SHARED, GameState
+from .state import SHARED, GameState, automa_seats
 
 
 class StateChecker:
@@ -149,9 +149,10 @@ class StateChecker:
                     problems.append(f"{self._name(state, cid)} holds undeclared pieces '{piece}'")
                 elif k < 0:
                     problems.append(f"{self._name(state, cid)} holds {k} {piece}")
+        bottomless = {state.n + i for i, a in enumerate(automa_seats(self.pack, state.n)) if a.get("bottomless")}
         for seat in range(state.seats):
             who = f"player {seat + 1}" if seat < state.n else f"automa seat {seat + 1 - state.n}"
-            problems.extend(_bounds(state.counters[seat], self.resources, who))
+            problems.extend(_bounds(state.counters[seat], self.resources, who, floor=seat not in bottomless))
         problems.extend(_bounds(state.globals, self.counters, "shared counters"))
         problems.extend(self._live(state, state.live_triggers, self.has_triggers, "triggers"))
         problems.extend(self._live(state, state.live_modifiers, self.has_modifiers, "modifiers"))
@@ -180,7 +181,9 @@ class StateChecker:
         return out
 
 
-def _bounds(values: dict[str, int], decls: dict[str, tuple[int, int | None]], whose: str) -> list[str]:
+def _bounds(values: dict[str, int], decls: dict[str, tuple[int, int | None]], whose: str,
+            floor: bool = True) -> list[str]:
+    """Counters outside their declared bounds (a bottomless automa seat's may be below the minimum: floor=False)."""
     out = []
     for name, v in values.items():
         decl = decls.get(name)
@@ -190,7 +193,7 @@ def _bounds(values: dict[str, int], decls: dict[str, tuple[int, int | None]], wh
         lo, hi = decl
         if type(v) is not int:
             out.append(f"{whose}: {name} is {v!r}, not a whole number")
-        elif v < lo:
+        elif v < lo and floor:
             out.append(f"{whose}: {name} is {v}, below its minimum {lo}")
         elif hi is not None and v > hi:
             out.append(f"{whose}: {name} is {v}, above its maximum {hi}")

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from cardsmith.bytecode import CompiledPack
 
-from .state import SHARED, GameState
+from .state import SHARED, GameState, automa_seats
 from .visibility import visibility_for
 from .vm import Decision
 
@@ -58,7 +58,7 @@ def seat_word(pack: CompiledPack, st: GameState, owner: int, viewer: int) -> str
         return "your"
     if owner < st.n:
         return f"player {owner + 1}'s"
-    a = pack.automa[owner - st.n]
+    a = automa_seats(pack, st.n)[owner - st.n]
     return f"{a.get('name') or a['id']}'s"
 
 

@@ -159,9 +159,22 @@ class GameState:
         return s
 
 
+def automa_seats(pack: CompiledPack, n: int) -> list[dict]:
+    """The automa seats (rules.yaml `automa`) that sit in a game of `n` players, in the order declared; they
+    are seats n, n + 1, ... A seat declared with `players` sits only in games of that many players (a solo
+    game's neutral player)."""
+    return [a for a in pack.automa if a.get("players", (0, n))[0] <= n <= a.get("players", (0, n))[1]]
+
+
+def scored_seats(step: dict, st: GameState) -> range:
+    """The seats a scoring step counts (rules.yaml `seats`): every seat, only the players or only the automa seats."""
+    which = step.get("seats", "all")
+    return range(st.n) if which == "players" else range(st.n, st.seats) if which == "automa" else range(st.seats)
+
+
 def new_state(pack: CompiledPack, n: int, seed: int, params: dict | None = None) -> GameState:
     """A fresh state: counters at their start values, every card in the start zone of its type."""
-    s = GameState(n, len(pack.automa))
+    s = GameState(n, len(automa_seats(pack, n)))
     s.rng = random.Random(seed)
     s.params = {**pack.params, **(params or {})}
     for seat in range(s.seats):

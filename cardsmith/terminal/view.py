@@ -32,7 +32,7 @@ from cardsmith.present.describe import SourceText
 from cardsmith.runtime.game import Game
 from cardsmith.runtime.geometry import geometry
 from cardsmith.runtime.observation import Hidden, Observation, observed_decision
-from cardsmith.runtime.state import SHARED, Card
+from cardsmith.runtime.state import SHARED, Card, automa_seats
 from cardsmith.runtime.visibility import visibility_for, zone_mode
 from cardsmith.runtime.vm import Decision
 
@@ -93,7 +93,7 @@ class Viewer:
     # ------------------------------------------------------------------ names
     def seat_name(self, s: int) -> str:
         if s >= len(self.agents):  # an automa seat plays after the players, by the rules alone
-            automa = self.pack.automa[s - len(self.agents)]
+            automa = automa_seats(self.pack, len(self.agents))[s - len(self.agents)]
             return automa.get("names", {}).get("en") or automa.get("name") or self.name_of(automa["id"])
         return f"seat {s + 1} (you)" if s == self.seat else f"seat {s + 1} ({self.agents[s]})"
 

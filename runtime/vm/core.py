@@ -178,7 +178,10 @@ def owner(vm, mode: str, f: Frame) -> int:
     if mode.startswith("local:"):  # a player bound to a name ('hand of the rival')
         return f.vars[mode[6:]]
     if mode.startswith("automa:"):
-        return vm.state.n + vm.linker.automa_index[mode[7:]]
+        seat = vm.linker.automa_seat(mode[7:], n)
+        if seat is None:  # declared with `players` that leave this game out
+            raise vm.fault(f"the automa seat '{mode[7:]}' does not sit in a game of {n} players")
+        return seat
     raise ValueError(mode)
 
 

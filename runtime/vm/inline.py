@@ -400,7 +400,8 @@ def _has(w: RegionWriter, raw: list, k: int) -> None:
 
 @defines("GAIN", "LOSE")
 def _gain_lose(w: RegionWriter, raw: list, k: int) -> None:
-    """Add to or take from a counter within its bounds (a loss not below the minimum, 0 by default);
+    """Add to or take from a counter within its bounds (a loss not below the minimum, 0 by default, except from a
+    bottomless automa seat);
     log it and start the triggers that listen. An amount of 0 or less does nothing; a loss that a
     live 'prevent' stops does nothing. In a trial (trial.py) a gain or loss the bounds cut short, or a
     loss a 'prevent' stops, falls short."""
@@ -434,7 +435,10 @@ def _gain_lose(w: RegionWriter, raw: list, k: int) -> None:
             lines.append(f"if v > {MAX_VALUE}: _too_big(vm, f, {k + 1}, v)")
     else:
         lo = w.const(decl.get("min", 0))
-        lines += [f"v = d.get({key}, 0) - {n}", f"if v < {lo}:",
+        # a bottomless automa seat (rules.yaml) always has what is taken from it: no floor for its losses
+        floor = f"v < {lo}" if seat == "(-1)" else \
+            f"v < {lo} and not (f.you >= st.n and f.you in vm.linker.bottomless(st.n))"
+        lines += [f"v = d.get({key}, 0) - {n}", f"if {floor}:",
                   f" if vm.trial is not None: _short(vm, f, 'lose', {key}, {seat})", f" v = {lo}"]
     lines += [f"d[{key}] = v", "if log is not None:", f" log.append(({verb!r}, f.you, {key}, {n}))"]
     w.lines += [f"{pad} {line}" for line in lines]

@@ -12,7 +12,7 @@ from typing import Any
 
 from cardsmith.bytecode import Code, CompiledPack
 from cardsmith.runtime.geometry import geometry
-from cardsmith.runtime.state import SHARED
+from cardsmith.runtime.state import SHARED, automa_seats
 
 from .claims import ANY, Claim, _query_reads, flag_events, reads
 from .core import CMP, Frame, Linked, Query, others, owner
@@ -32,8 +32,8 @@ class Linker:
     def __init__(self, pack: CompiledPack) -> None:
         self.pack = pack
         self.cache: dict[int, Linked] = {}
-        self.automa_index = {a["id"]: i for i, a in enumerate(pack.automa)}  # seat = players + index
-        self._opponents = tuple(i for i, a in enumerate(pack.automa) if a.get("opponent", True))
+        # the automa seats of a game of n players (see automa_seats): by id, the opponents, the bottomless
+        self._automa: dict[int, tuple[dict[str, int], tuple[int, ...], frozenset[int]]] = {}
         self.def_index = {c.id: i for i, c in enumerate(pack.cards)}
         self.traits: list[dict[str, frozenset[str]]] = [
             {t: frozenset(v) for t, v in c.traits.items()} for c in pack.cards]
@@ -117,9 +117,28 @@ class Linker:
                 or self.claims_read(name if name is not None else verb)
         return hit
 
+    def _automa_of(self, n: int) -> tuple[dict[str, int], tuple[int, ...], frozenset[int]]:
+        hit = self._automa.get(n)
+        if hit is None:
+            seats = automa_seats(self.pack, n)
+            hit = self._automa[n] = (
+                {a["id"]: n + i for i, a in enumerate(seats)},
+                tuple(n + i for i, a in enumerate(seats) if a.get("opponent", True)),
+                frozenset(n + i for i, a in enumerate(seats) if a.get("bottomless")))
+        return hit
+
+    def automa_seat(self, name: str, n: int) -> int | None:
+        """The seat of automa NAME in a game of n players; None when it does not sit in such a game."""
+        return self._automa_of(n)[0].get(name)
+
     def opponent_automa(self, st) -> list[int]:
         """The automa seats the players' effects reach as opponents."""
-        return [st.n + i for i in self._opponents]
+        return list(self._automa_of(st.n)[1])
+
+    def bottomless(self, n: int) -> frozenset[int]:
+        """The automa seats that always have what is taken from them (`bottomless`): a loss from one of them
+        is done in full, below the counter's minimum if need be."""
+        return self._automa_of(n)[2]
 
     def claims_read(self, changed: str) -> bool:
         """Whether some claim of the pack reads `changed` (a counter, piece, flag or zone)."""
@@ -260,7 +279,7 @@ class Linker:
                 lines.append("  zc = cards[zc]")
                 lines.append("  for cid in zones[(zc.zone, zc.seat)]:")
                 pad = "   "
-            elif mode in ("others", "all") and self.automa_index:  # automa seats are opponents too
+            elif mode in ("others", "all") and self.pack.automa:  # automa seats are opponents too
                 lines.append(f" for seat in others(vm, f.you, {mode == 'all'}):")
                 lines.append(f"  for cid in zones[(z{i}, seat)]:")
                 pad = "   "

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardsmith.bytecode import CardDef, Code, CompiledPack, Span
-from cardsmith.runtime.state import SHARED, Card, GameState
+from cardsmith.runtime.state import SHARED, Card, GameState, automa_seats
 from cardsmith.runtime.visibility import visibility_for
 
 from .claims import due
@@ -225,7 +225,7 @@ class VM:
         """A seat as a person reads it: 'player 2', or an automa seat's name."""
         if seat < self.state.n:
             return f"player {seat + 1}"
-        a = self.pack.automa[seat - self.state.n]
+        a = automa_seats(self.pack, self.state.n)[seat - self.state.n]
         return a.get("name") or a["id"]
 
     def label(self, cid: int) -> str:

@@ -34,6 +34,6 @@ def op_CAN_ACTIVATE(vm, f, ins):
 
 
 def op_CAN_PERFORM(vm, f, ins):
-    lc = ins[1]  # a part of the program: it sees the program's local names
+    lc = ins[1]  # a part of the program: it sees the program's local names and X
     f.stack.append(guarded(vm, f, lc, f.it, f.this, f.vars) and (not needs_trial(vm, f, lc)
-                                                                or performable(vm, f, lc, f.it, f.this, f.vars)))
+                                                                or performable(vm, f, lc, f.it, f.this, f.vars, f.x)))

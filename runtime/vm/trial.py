@@ -132,11 +132,13 @@ def _search(make) -> bool:
     return False
 
 
-def performable(vm: VM, f: Frame, lc, it: int | None, this: int | None, vars: dict | None = None) -> bool:
-    """Whether program `lc` (run for f's player, with `it`, `this` and the local names `vars`) can be performed
-    in full now."""
+def performable(vm: VM, f: Frame, lc, it: int | None, this: int | None, vars: dict | None = None,
+                x: int = 0) -> bool:
+    """Whether program `lc` (run for f's player, with `it`, `this`, the local names `vars` and the value of X) can
+    be performed in full now."""
     def make() -> VM:
         frame = Frame(lc, f.you, it, this, f.step, f.depth, vars=dict(vars) if vars is not None else None)
+        frame.x = x
         return _fork(vm, [frame], Trial(f.you, f.depth))
     return _search(make)
 
