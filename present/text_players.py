@@ -41,6 +41,10 @@ class PlayerPhrases:
             return P("player-is" if has else "player-is-not", flag=Word(f.name))
         return P("player-has-some" if has else "player-has-none", what=Word(f.name, plural=True))
 
+    def e_PlayerRef(self, e: A.PlayerRef) -> Phrase:
+        """A player as a value ('let jumped = you')."""
+        return self.player(e)
+
     def named_player(self, name: str) -> Phrase:
         return P("player.local", name=name)
 
