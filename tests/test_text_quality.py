@@ -40,7 +40,6 @@ KNOWN_LONG = {  # (pack, text) over MAX_CHARS, in either language
     ("terraforming-mars-corporate-era", "ceos-favorite-project play"),
 }
 KNOWN_UNSAID = {  # (pack, text) still showing an internal counter or a local name in Japanese
-    ("terraforming-mars-corporate-era", "indentured-workers effect"),  # 'if passed = 1'
     ("terraforming-mars-corporate-era", "hired-raiders play"),  # 'let cut = ...'
 }
 KNOWN_WORDY = {  # project card numbers over MAX_WORD_RATIO times the printed words
