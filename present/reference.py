@@ -442,7 +442,7 @@ class _Builder:
     def describe_entry(self, value: dict) -> str:
         """An entry's description: written in English in rules.yaml, so shown only in English."""
         if self.lang == SOURCE_LANG and isinstance(value, dict):
-            return str(value.get("description", ""))
+            return _CITATION.sub("", str(value.get("description", ""))).strip()
         return ""
 
     def find_actions(self, roots) -> None:
@@ -793,6 +793,8 @@ def _walk(node, into_macros: bool = True):
                 yield from _walk(v, into_macros)
 
 
+# A designer's note of where a rule comes from, left in a description: '(F)', '(③④: ...)', '(④①)'. Not for players.
+_CITATION = re.compile(r"\s*\((?:[A-Z]|[\u2460-\u2473][^)]*)\)")
 _PARAM = re.compile(r"\$([a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
 
 

@@ -87,9 +87,11 @@ def test_internal_counters_are_not_listed(refs):
         lex = Describer(res, lang).lex
         words = {lex.term(n, sec=sec) for n in internal for sec in ("resources", "counters")}
         assert not (listed & (words | internal)), (pack, lang, listed & (words | internal))
-    # the packs that keep counters for themselves do declare them
-    tm = refs["terraforming-mars", "en"][0].pack
-    assert all(tm.resources[n].get("internal") for n in ("slack", "passed", "metric") if n in tm.resources)
+    # Terraforming Mars: the requirement slack is the rules' own, and 'passed' is a mark, not a resource
+    tm = _section(refs["terraforming-mars", "en"][1], "components")
+    resources = next(s for s in tm.subsections if s.id == "resources").blocks[0]
+    names = {row[0] for row in resources.rows}
+    assert "M€" in names and not names & {"slack", "special slack", "passed", "metric", "price", "use steel"}
 
 
 def test_game_words_read_as_words(refs):
@@ -122,3 +124,14 @@ def test_card_counts_say_what_they_count(refs):
     # double-sided cards: the count is of cards, and the listing says both sides are there
     climate = next(g for g, _ in refs["earth", "en"][1].card_groups if g == "climate")
     assert refs["earth", "en"][1].group_counts[climate] == "8 cards; both sides of each listed"
+
+
+def test_no_seed_citation_marks_in_descriptions(refs):
+    """'(F)', '(③④: ...)' tell a designer where a rule comes from; a player's reference shows none."""
+    for (pack, lang), (_, ref) in refs.items():
+        comps = _section(ref, "components")
+        for sub in comps.subsections:
+            for b in sub.blocks:
+                for row in b.rows:
+                    for cell in row:
+                        assert not re.search(r"[\u2460-\u2473]|\([A-Z]\)", cell), (pack, lang, cell)
