@@ -25,6 +25,7 @@ TIE_MODES = ("share", "split", "none", "friendly")  # what a tie for a place of 
 BUILTIN_NAMES = {"player-count", "total-score"}  # names every pack can use in expressions
 CARD_PLACES = {"row", "column", "position"}  # where a card lies: its board row and column, its place in a zone
 PLAYER_WORDS = {"you", "active", "left", "right", "first"}
+LANGUAGE_EVENTS = ("gain", "lose", "place", "remove")  # events the language emits itself (flags' too: see events())
 PLAYER_LOOPS = {"each", "turns", "each_other", "opponents", "at_once"}  # player scopes that run once per player
 
 
@@ -270,8 +271,22 @@ class Checker:
         shown = [f"'{sig}'" for sig in sigs[:3]]
         return "did you mean " + (" or ".join(shown) if len(sigs) <= 3 else ", ".join(shown) + ", ...") + "?"
 
-    def s_Emit(self, s, ctx: Context) -> None:
-        pass
+    def s_Emit(self, s: A.Emit, ctx: Context) -> None:
+        self.event_name(s.event, self.word(s.span, s.event), ctx)
+
+    def events(self) -> list[str]:
+        """Every event a program may emit or a trigger answer: the language's own and the pack's declared ones."""
+        voc = self.voc
+        flags = [*voc.flags, *voc.player_flags]
+        return [*LANGUAGE_EVENTS, *flags, *(f"un{f}" for f in flags), *voc.events]
+
+    def event_name(self, name: str, span: Span, ctx: Context) -> None:
+        """An event must be declared (rules.yaml `events:`) or be one the language emits: a misspelt one would never
+        reach the trigger that waits for it."""
+        if self.param(name, ctx) or name in self.voc.events or name in self.events():
+            return
+        self.err(ctx, "E101", f"unknown event '{name}'", span, hint=did_you_mean(name, self.events()) or
+                 f"declare the pack's own events in rules.yaml: 'events: [{name}]'")
 
     def s_EndGame(self, s, ctx: Context) -> None:
         pass
@@ -630,6 +645,9 @@ class Checker:
     def s_Trigger(self, s: A.Trigger, ctx: Context) -> None:
         if not ctx.allow_live:
             self.err(ctx, "E111", "'when' sets up a trigger: it belongs at the top of an ongoing ability", s.span)
+        from .pipeline import _base_verb  # the compiler's reading of a trigger's verb ('plays' is 'play')
+
+        self.event_name(_base_verb(s.verb), self.word(s.span, s.verb), ctx)
         if isinstance(s.object, A.Query):
             self.query(s.object, ctx, default_ok=True)
         has_it = isinstance(s.object, A.Query)

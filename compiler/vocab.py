@@ -43,6 +43,7 @@ class Vocabulary:
     sections: dict[str, dict[str, Entry]] = field(default_factory=lambda: {s: {} for s in _SECTIONS})
     flags: dict[str, Entry] = field(default_factory=dict)
     player_flags: dict[str, Entry] = field(default_factory=dict)  # yes/no marks on players (passed, out, ...)
+    events: dict[str, Entry] = field(default_factory=dict)  # the pack's own events ('emit NAME', 'when you NAME')
     players: tuple[int, int] = (1, 8)
     players_entry: Entry | None = None
     activation: Entry | None = None
@@ -141,6 +142,8 @@ def build_vocabulary(docs: list[YamlDoc], diags: Diagnostics) -> Vocabulary:
                 voc.sections[sec][name] = Entry(name, val, doc, (sec, name))
         for i, flag in enumerate(v.get("flags") or []):
             voc.flags[flag] = Entry(flag, True, doc, ("flags", i))
+        for i, event in enumerate(v.get("events") or []):  # an extending pack adds events to its base's
+            voc.events[event] = Entry(event, True, doc, ("events", i))
         for i, flag in enumerate(v.get("player-flags") or []):
             if flag in RESERVED:
                 diags.error("E107", f"'{flag}' is a reserved word and cannot be declared in player-flags",
