@@ -90,8 +90,8 @@ OPS: tuple[Op, ...] = (
        "(also sets the active player), ref (start names the player); chosen (start: {other, filters}: one player "
        "the current player chooses among those the filters allow, and for whom what the loop governs can be done; "
        "the chooser keeps the loop's choices), named (start: {name, chooses}: the player bound to the local name; "
-       "the loop's choices stay with whoever was choosing unless chooses), ranked (start: {measure, place, fewest, "
-       "ties[, count]}: the players placed there by the measure, a program run for each player; count names the "
+       "the loop's choices stay with whoever was choosing unless chooses), ranked (start: {by, place, fewest, "
+       "ties[, count]}: the players placed there by the value of the program by, run for each player; count names the "
        "local that holds how many share the place).", "each opponent: ...", decides=True),
     Op("NEXT_PLAYER", ("target",), "iter -- iter | ", "Make the next player current, or restore and jump."),
     Op("CHOOSE_CARD", ("query", "optional"), "-- b", "The player chooses a matching card as 'it'; false if "
@@ -189,9 +189,9 @@ OPS: tuple[Op, ...] = (
     Op("MARK_PLAYER", ("flag", "on"), "p --", "Set or clear a player flag of player p; emits the flag's name (or un "
        "and the name).", "mark you passed"),
     Op("PLACED", ("rank",), "-- b", "Whether the current player is among the players a ranking places "
-       "({measure, place, fewest, ties}: the measure is run for each player; ties share, split, none or friendly).",
+       "({by, place, fewest, ties}: the program by is run for each player; ties share, split, none or friendly).",
        "you have the most coin (ties share)"),
-    Op("BEST", ("measure", "fewest"), "-- n", "The greatest (or least) value of the measure among the players.",
+    Op("BEST", ("by", "fewest"), "-- n", "The greatest (or least) value of the program by among the players.",
        "highest(coin)"),
     Op("AT_ONCE", ("start",), "-- iter", "Start 'each player at once': first each player's part runs on the game as it "
        "was at the start, unseen by the others, and their answers are noted; then every part runs for real, in turn, "

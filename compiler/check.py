@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from . import ast as A
+from .check_players import PlayerChecks
 from .diagnostics import Diagnostics, SourceCache, Span, did_you_mean
 from .unparse import text as text_of
 from .vocab import Vocabulary
@@ -21,7 +22,6 @@ MAX_ORDER_PARTS = 5  # 'in any order' offers every order of its parts: 5 parts a
 FUNCS = {"min": (2, 9), "max": (2, 9), "abs": (1, 1), "nth": (2, 2), "sets": (2, 16), "path": (2, 2),
          "rows": (1, 1), "columns": (1, 1), "neighbours": (2, 2), "distinct": (1, 1), "occurrences": (2, 2),
          "highest": (1, 1), "lowest": (1, 1)}
-TIE_MODES = ("share", "split", "none", "friendly")  # what a tie for a place of a ranking does
 BUILTIN_NAMES = {"player-count", "total-score"}  # names every pack can use in expressions
 CARD_PLACES = {"row", "column", "position"}  # where a card lies: its board row and column, its place in a zone
 PLAYER_WORDS = {"you", "active", "left", "right", "first"}
@@ -58,7 +58,7 @@ class Context:
         return replace(self, locals=(*self.locals, (name, kind)))
 
 
-class Checker:
+class Checker(PlayerChecks):
     def __init__(self, voc: Vocabulary, diags: Diagnostics, macro_names: set[str],
                  broken_macros: set[str] | None = None) -> None:
         self.voc = voc
@@ -115,11 +115,9 @@ class Checker:
         self.bind_local(s, ctx)  # alone (under 'may', say): nothing follows it that could use the name
 
     def bind_local(self, s: A.Let, ctx: Context) -> Context:
-        if isinstance(s.value, A.PlayerRef):
-            self.player_ref(s.value, ctx)
-            kind = "player"
-        elif isinstance(s.value, A.LocalCard) and ctx.local(s.value.name) == "player":
-            kind = "player"  # 'let victim = the rival'
+        named = isinstance(s.value, A.LocalCard) and ctx.local(s.value.name) == "player"
+        if isinstance(s.value, A.PlayerRef) or named:
+            kind = self.player_value(s.value, ctx)
         elif isinstance(s.value, A.It | A.This | A.LocalCard):
             self.cardref(s.value, ctx)
             kind = "card"
@@ -215,26 +213,6 @@ class Checker:
     def s_SetCounter(self, s: A.SetCounter, ctx: Context) -> None:
         self.counter_name(s.name, s.span, ctx)
         self.expect(s.value, "int", ctx)
-
-    def s_Score(self, s: A.Score, ctx: Context) -> None:
-        voc = self.voc
-        if s.step is not None and not self.param(s.step, ctx):
-            step = voc.scoring.get(s.step)
-            if step is None:
-                self.unknown(ctx, "scoring step", s.step, voc.scoring, self.word(s.span, s.step))
-            elif not ctx.scoring and not step.value.get("during-play"):
-                self.err(ctx, "E140", f"scoring step '{s.step}' counts only at the end of the game, so no points go "
-                         "to it during play", self.word(s.span, s.step),
-                         hint=f"declare the step with 'during-play: true' in rules.yaml, or score for one that has "
-                         f"it{': ' + ', '.join(voc.during_play()) if voc.during_play() else ''}")
-        elif not ctx.scoring and not voc.during_play():
-            self.err(ctx, "E110", "'score' only counts at the end of the game: use it in a scoring step or an "
-                     "end-game ability", s.span,
-                     hint="to score during play (each round, a goal reached), declare a scoring step with "
-                     "'during-play: true' in rules.yaml")
-        self.amount(s.amount, ctx)
-        if s.per:
-            self.per(s.per, ctx)
 
     def s_May(self, s: A.May, ctx: Context) -> None:
         self.stmt(s.body, self._inner(ctx))
@@ -369,57 +347,6 @@ class Checker:
         self.timing_name(s.timing, s.span, ctx)
         self.target(s.target, ctx)
 
-    def s_Mark(self, s: A.Mark, ctx: Context) -> None:
-        voc = self.voc
-        player = isinstance(s.target, A.PlayerRef) or (isinstance(s.target, A.LocalCard)
-                                                        and ctx.local(s.target.name) == "player")
-        if player:
-            if isinstance(s.target, A.PlayerRef):
-                self.player_ref(s.target, ctx)
-            if s.flag in voc.player_flags or self.param(s.flag, ctx):
-                return
-            if s.flag in voc.flags:
-                self.err(ctx, "E102", f"'{s.flag}' marks cards, not players", self.word(s.span, s.flag),
-                         hint="declare it in rules.yaml's player-flags to mark players with it")
-                return
-            self.unknown(ctx, "player flag", s.flag, voc.player_flags, self.word(s.span, s.flag))
-            return
-        self.target(s.target, ctx)
-        if s.flag in voc.player_flags and s.flag not in voc.flags:
-            self.err(ctx, "E102", f"'{s.flag}' marks players, not cards", self.word(s.span, s.flag),
-                     hint=f"mark a player: '{'mark' if s.on else 'unmark'} you {s.flag}'")
-            return
-        if s.flag not in voc.flags and not self.param(s.flag, ctx):
-            self.unknown(ctx, "flag", s.flag, voc.flags, self.word(s.span, s.flag))
-
-    def s_PassZones(self, s: A.PassZones, ctx: Context) -> None:
-        entry = self.voc.zones.get(s.zone)
-        if entry is None:
-            if not self.param(s.zone, ctx):
-                self.unknown(ctx, "zone", s.zone, self.voc.zones, self.word(s.span, s.zone))
-            return
-        self.whole_zone(s.zone, s.span, ctx, "pass every")
-
-    def s_Swap(self, s: A.Swap, ctx: Context) -> None:
-        for z in (s.first, s.second):
-            self.zone(z, ctx, single=True)
-            if z.name in self.voc.zones:
-                self.whole_zone(z.name, z.span, ctx, "swap", owned=False)
-        if s.first == s.second:
-            self.err(ctx, "E143", f"'swap {text_of(s.first)} and {text_of(s.second)}' swaps a zone with itself",
-                     s.span, hint="name two zones, or one zone of two players ('hand and hand of the rival')")
-
-    def whole_zone(self, name: str, span: Span, ctx: Context, verb: str, owned: bool = True) -> None:
-        """A zone whose cards move all at once: not a board (its cells would not fit the other's), and for
-        'pass every', a zone each player has."""
-        z = self.voc.zones[name].value
-        if z.get("kind") in ("grid", "hex"):
-            self.err(ctx, "E143", f"'{verb}' moves a zone's cards in their order; '{name}' is a board ({z['kind']})",
-                     self.word(span, name), hint="move the cards one at a time with 'for each card in ...'")
-        elif owned and z.get("owner", "player") == "shared":
-            self.err(ctx, "E143", f"'{verb}' passes each player's zone to a neighbour; '{name}' is shared",
-                     self.word(span, name), hint="name a zone each player has (owner: player)")
-
     def s_Flip(self, s: A.Flip, ctx: Context) -> None:
         self.target(s.target, ctx)
 
@@ -527,15 +454,7 @@ class Checker:
         self.stmts(s.otherwise, self._inner(ctx))
 
     def s_Scoped(self, s: A.Scoped, ctx: Context) -> None:
-        p = s.players
-        if p.kind == "at_once":
-            if ctx.at_once:
-                self.err(ctx, "E142", "'each player at once' inside another: the players already choose unseen",
-                         p.span, hint="drop the inner 'at once'")
-            ctx = replace(ctx, at_once=True)
-        elif p.kind == "named":
-            self.local_player(p.name or "", p.span, ctx)
-        self.player_filters(p.filters, ctx)
+        ctx = self.players_scope(s.players, ctx)
         if s.players.kind in PLAYER_LOOPS:
             self.loop_after_statements(s, ctx)
         self.player_ref(s.players.ref, ctx)
@@ -571,68 +490,6 @@ class Checker:
     def s_ChooseOne(self, s: A.ChooseOne, ctx: Context) -> None:
         for opt in s.options:
             self.stmts(opt, self._inner(ctx))
-
-    def s_ChoosePlayer(self, s: A.ChoosePlayer, ctx: Context) -> None:
-        self.player_filters(s.filters, ctx)
-        self.local_name(s.name, s.span, ctx)
-        self.stmts(s.body, self._inner(ctx).bind(s.name, "player"))
-
-    def player_filters(self, filters: tuple, ctx: Context) -> None:
-        """What a chosen player must be: a player flag set (or not), at least 1 of a counter, a counter compared."""
-        voc = self.voc
-        for f in filters:
-            while isinstance(f, A.PlayerNot):
-                f = f.inner
-            if self.param(f.name, ctx):
-                continue
-            if isinstance(f, A.PlayerCmp):
-                if f.name in voc.player_flags:
-                    self.err(ctx, "E102", f"'{f.name}' is a yes/no mark: say 'with {f.name}' or 'with no {f.name}'",
-                             self.word(f.span, f.name))
-                elif f.name not in voc.resources:
-                    self.unknown(ctx, "resource", f.name, voc.resources, self.word(f.span, f.name))
-                self.expect(f.value, "int", ctx)
-                continue
-            if f.name in voc.player_flags or f.name in voc.resources:
-                continue
-            if f.name in voc.flags or f.name in voc.card_types or f.name in voc.pieces:
-                self.err(ctx, "E102", f"'{f.name}' is about cards; a player filter reads a player flag or a counter",
-                         self.word(f.span, f.name), hint="declare player flags in rules.yaml's player-flags")
-                continue
-            self.unknown(ctx, "player flag or resource", f.name, [*voc.player_flags, *voc.resources],
-                         self.word(f.span, f.name))
-
-    def local_player(self, name: str, span: Span, ctx: Context) -> None:
-        """'the NAME' where a player goes: a name bound by 'choose a player ... as NAME'."""
-        kind = ctx.local(name)
-        if kind == "player" or self.param(name, ctx):
-            return
-        if kind is None:
-            players = [n for n, t in ctx.locals if t == "player"]
-            self.err(ctx, "E101", f"no player is named '{name}' here", self.word(span, name),
-                     hint=did_you_mean(name, players) or "name a player first: 'choose a player ... as NAME: ...'")
-        else:
-            self.err(ctx, "E102", f"'{name}' is a {_KIND_WORDS[kind]}, not a player", self.word(span, name))
-
-    def s_ForRanked(self, s: A.ForRanked, ctx: Context) -> None:
-        if ctx.scoring and not ctx.macro_def:
-            self.err(ctx, "E144", "'for the players with ...' in a scoring step runs again for every player that "
-                     "step counts, so the places would score several times", s.span,
-                     hint="ask about the player being scored: 'if you have the most ...: score N'")
-        self.rank(s.rank, ctx, scope=True)
-        self.expect(s.measure, "int", ctx)
-        self.stmts(s.body, self._inner(ctx))
-
-    def rank(self, r: A.Rank, ctx: Context, scope: bool) -> None:
-        if r.ties is None or self.param(r.ties, ctx):
-            return
-        if r.ties not in TIE_MODES:
-            self.err(ctx, "E144", f"unknown way to break a tie '{r.ties}'", self.word(r.span, r.ties),
-                     hint=did_you_mean(r.ties, TIE_MODES) or f"ties {', '.join(TIE_MODES)}")
-        elif r.ties == "split" and not scope:
-            self.err(ctx, "E144", "'ties split' divides a reward among the tied players, and a condition gives none",
-                     r.span, hint="divide it where it is given: 'for the players with the most ... (ties split): "
-                     "score N'")
 
     def s_ChooseCard(self, s: A.ChooseCard, ctx: Context) -> None:
         self.query(s.query, ctx)
@@ -721,10 +578,7 @@ class Checker:
     def filter(self, f, ctx: Context) -> None:
         voc = self.voc
         if isinstance(f, A.MacroFilter):
-            inner = ctx if ctx.call_span is not None else replace(ctx, macro=f.name, call_span=f.span)
-            for g in f.filters:
-                self.filter(g, inner)
-            return
+            return self.macro_filter(f, ctx)
         if isinstance(f, A.TraitIs) and f.trait == "type":
             for v in f.values:
                 if v not in voc.card_types:
@@ -834,12 +688,8 @@ class Checker:
         voc = self.voc
         if e.name in voc.resources or e.name in voc.counters:
             return "int"
-        if e.name in voc.player_flags:
-            return "bool"
-        if e.name in voc.filters:
-            self.err(ctx, "E147", f"'{e.name}' is a filter macro: it stands after 'with', not where a value goes",
-                     e.span, hint=f"e.g. 'count(card with {e.name})'")
-            return None
+        if e.name in voc.player_flags or e.name in voc.filters:
+            return self.flag_or_filter_name(e, ctx)
         kind = ctx.local(e.name)
         if kind in ("card", "player"):
             self.err(ctx, "E102", f"'{e.name}' names a {kind}: say 'the {e.name}' (a {kind} is not a number)", e.span)
@@ -866,14 +716,7 @@ class Checker:
     def e_Attr(self, e: A.Attr, ctx):
         voc = self.voc
         if isinstance(e.ref, A.PlayerRef) or (isinstance(e.ref, A.LocalCard) and ctx.local(e.ref.name) == "player"):
-            if isinstance(e.ref, A.PlayerRef):
-                self.player_ref(e.ref, ctx)
-            if e.name in voc.resources:
-                return "int"
-            if e.name in voc.player_flags:
-                return "bool"
-            self.unknown(ctx, "resource or player flag", e.name, [*voc.resources, *voc.player_flags], e.span)
-            return None
+            return self.player_attr(e, ctx)
         self.cardref(e.ref, ctx)
         if e.name in voc.stats or e.name in voc.pieces or e.name in CARD_PLACES:
             return "int"
@@ -981,15 +824,6 @@ class Checker:
             self.err(ctx, "E102", f"{fn}() needs a {'grid' if fn == 'columns' else 'grid or hex'} zone; "
                      f"'{q.zones[0].name}' is a {kind}", q.span)
 
-    def e_MacroValue(self, e: A.MacroValue, ctx):
-        inner = ctx if ctx.call_span is not None else replace(ctx, macro=e.name, call_span=e.span)
-        return self.expr(e.value, inner)
-
-    def e_HasRank(self, e: A.HasRank, ctx):
-        self.rank(e.rank, ctx, scope=False)
-        self.expect(e.measure, "int", ctx)
-        return "bool"
-
     def e_Can(self, e: A.Can, ctx):
         st = e.stmt
         if isinstance(st, A.ActivateCopy) and not isinstance(st.target, A.It | A.This | A.LocalCard | A.Param):
@@ -1045,9 +879,6 @@ def _literal(e) -> int | None:
     if isinstance(e, A.Neg) and isinstance(e.operand, A.Num):
         return -e.operand.value
     return None
-
-
-_KIND_WORDS = {"int": "number", "bool": "condition", "card": "card", "player": "player"}
 
 
 def _find_word(line: str, word: str, start: int) -> int:

@@ -19,7 +19,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ("bytecode", "compiler", "runtime", "present", "cardsmith")
-SECTIONS = ("resources", "counters", "params", "zones", "card-types", "stats", "pieces", "timings")
+SECTIONS = ("resources", "counters", "params", "zones", "card-types", "stats", "pieces", "timings", "expressions",
+            "filters")
 WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
 # The pack format's own words (schema keys and enumerations, the engine's phases and conventions).
@@ -57,6 +58,8 @@ def _declared() -> dict[str, str]:
                 names.setdefault(v, f"{pack} trait {trait}")
         for flag in data.get("flags") or []:
             names.setdefault(flag, f"{pack} flags")
+        for flag in data.get("player-flags") or []:
+            names.setdefault(flag, f"{pack} player-flags")
         for step in data.get("scoring") or []:
             names.setdefault(step["id"], f"{pack} scoring")
     for cards in sorted((ROOT / "cards").glob("*/*.yaml")):

@@ -89,7 +89,7 @@ def reads(pack, code: Code, seen: set[int] | None = None, card: int | None = Non
         elif name == "PLACE_OF":
             out.add(ANY)  # where a card lies changes with any move
         elif name in ("PLACED", "BEST"):  # a ranking reads what its measure reads, for every player
-            out |= reads(pack, Code.from_json(ins[1]["measure"] if name == "PLACED" else ins[1]), seen)
+            out |= reads(pack, Code.from_json(ins[1]["by"] if name == "PLACED" else ins[1]), seen)
         elif name == "CONDITION":
             defs = [pack.cards[card]] if card is not None else pack.cards
             for d in defs:

@@ -222,8 +222,8 @@ class Linker:
         if spec.get("filters"):
             tests = [self.player_test(t) for t in spec["filters"]]
             out["test"] = lambda vm, f, seat: all(t(vm, f, seat) for t in tests)
-        if "measure" in spec:
-            out["measure"] = self.link(Code.from_json(spec["measure"]))
+        if "by" in spec:
+            out["by"] = self.link(Code.from_json(spec["by"]))
         return out
 
     def player_test(self, flt: list):

@@ -100,7 +100,7 @@ def placed(vm: VM, f: Frame, rank: dict) -> list[int]:
     (after two tied for the most, the next value is the second most); ties decide who gets a shared place: share
     (all), split (all; the reward is divided), none (nobody) or friendly (all, and they use up the places below:
     after two tied for the most, nobody is second)."""
-    got = values(vm, f, rank["measure"])
+    got = values(vm, f, rank["by"])
     seats = list(got)
     fewest, place, ties = rank["fewest"], rank["place"], rank["ties"]
 
