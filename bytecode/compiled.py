@@ -77,7 +77,8 @@ class CardDef:
     span: int
     number: str | None = None
     original: bool = False
-    copies: int = 1
+    copies: int = 1  # the most copies a game uses (the box); by player count in copies_by_players when given
+    copies_by_players: dict[str, int] = field(default_factory=dict)  # "2" -> copies in a 2-player game
     names: dict[str, str] = field(default_factory=dict)
     traits: dict[str, list[str]] = field(default_factory=dict)
     stats: dict[str, int] = field(default_factory=dict)

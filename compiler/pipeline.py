@@ -402,6 +402,7 @@ class _Compiler:
                         self.diags.error("E022", f"duplicate card id '{cid}' in pack '{src.id}'",
                                          doc.span((*path, "id")), notes=(("first defined here", first_seen[cid][1]),))
                         continue
+                    self.replacement(doc, path, raw, first_seen)
                     first_seen[cid] = (src.id, doc.span((*path, "id")))
                     if cid in out:  # a card of an earlier pack replaced: its abilities go with it
                         for name in [n for n in self.asts if n.startswith(cid + " ")]:
@@ -479,7 +480,7 @@ class _Compiler:
         card = CardDef(id=raw["id"], name=raw["name"], type=ctype, span=self.spans.add(doc.span(path)),
                        number=str(raw["number"]) if "number" in raw else None,
                        original=bool(raw.get("original", defaults.get("original", False))),
-                       copies=int(raw.get("copies", defaults.get("copies", 1))),
+                       copies=self.copies(doc, path, raw, defaults),
                        names=dict(raw.get("names") or {}), traits=traits, stats=stats, pack=pack_id)
         for timing, _text in (raw.get("abilities") or {}).items():
             apath = (*path, "abilities", timing)
@@ -522,8 +523,45 @@ class _Compiler:
             if e is not None:
                 self.asts[f"{raw['id']} requires"] = e
                 card.conditions["requires"] = self.emitter.expression(f"{raw['id']} requires", e)
+        if isinstance(raw.get("copies", defaults.get("copies")), dict):
+            card.copies_by_players = dict(raw.get("copies", defaults.get("copies")))
         self.cards_compiled += 1
         return card if len(self.diags.errors) == errors_before else None
+
+    def copies(self, doc: YamlDoc, path: tuple, raw: dict, defaults: dict) -> int:
+        """The most copies of the card a game uses. Copies by player count that do not say how many for some player
+        count of the pack are W152: the card would silently never enter those games (an explicit 0 says so)."""
+        copies = raw.get("copies", defaults.get("copies", 1))
+        if not isinstance(copies, dict):
+            return int(copies)
+        where = (*path, "copies") if "copies" in raw else ("defaults", "copies")
+        lo, hi = self.voc.players
+        none = [n for n in range(lo, hi + 1) if str(n) not in copies]
+        if none:
+            counts = " or ".join(map(str, none))
+            self.diags.warning("W152", f"card '{raw['id']}' has no copies in a game of {counts} players, so it never "
+                               "enters such a game", doc.span(where),
+                               hint=f"give copies for {counts} players (\"{none[0]}\": 0 if the card is left out then)")
+        outside = [k for k in copies if not lo <= int(k) <= hi]
+        if outside:
+            self.diags.warning("W152", f"card '{raw['id']}' gives copies for {', '.join(outside)} players, but the "
+                               f"pack is for {lo} to {hi}", doc.span(where))
+        return max(copies.values())
+
+    def replacement(self, doc: YamlDoc, path: tuple, raw: dict, first_seen: dict[str, tuple[str, Span]]) -> None:
+        """A card of a later pack with the id of an earlier pack's card replaces it: said with 'replaces: true',
+        or W151 (an id reused by accident silently drops the base card)."""
+        cid = raw["id"]
+        earlier = first_seen.get(cid)
+        if earlier is not None and not raw.get("replaces"):
+            self.diags.warning("W151", f"card '{cid}' replaces the card '{cid}' of pack '{earlier[0]}' without "
+                               "saying so", doc.span((*path, "id")), notes=(("the card it replaces", earlier[1]),),
+                               hint="add 'replaces: true' to the card if it is meant to replace that one; otherwise "
+                               "give it an id of its own")
+        elif earlier is None and raw.get("replaces"):
+            self.diags.warning("W151", f"card '{cid}' says it replaces a card, but no pack it extends has a card "
+                               f"'{cid}'", doc.key_span((*path, "replaces")),
+                               hint=did_you_mean(cid, first_seen) or "drop 'replaces: true'")
 
     def check_defaults(self, doc: YamlDoc, defaults: dict) -> None:
         """A file's `defaults:` are checked once, where they are written (not once per card)."""

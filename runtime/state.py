@@ -194,7 +194,8 @@ def new_state(pack: CompiledPack, n: int, seed: int, params: dict | None = None)
             continue
         zone = s.zones[(start, SHARED)]
         cells = geometry(pack.zones[start]) is not None
-        for _ in range(defn.copies):
+        copies = defn.copies_by_players.get(str(n), 0) if defn.copies_by_players else defn.copies
+        for _ in range(copies):
             cid = len(s.cards)
             card = Card(cid, index[defn.id], start, SHARED)
             s.cards.append(card)

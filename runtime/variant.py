@@ -82,7 +82,7 @@ def apply_changes(pack: CompiledPack, specs: list[str]) -> tuple[CompiledPack, l
         i = index[card_id]
         c: CardDef = cards[i]
         if field == "copies":
-            c = dataclasses.replace(c, copies=value)
+            c = dataclasses.replace(c, copies=value, copies_by_players={})  # the same copies at every player count
         elif field == "stats":
             c = dataclasses.replace(c, stats={**c.stats, name: value})
         else:

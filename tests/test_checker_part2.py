@@ -90,3 +90,56 @@ def test_it_in_a_where_of_a_piece_amount_is_still_the_card_looked_at(tmp_path):
                  "    state: {players: [{zones: {hand: [red-apple, old-pear], orchard: {'1,1': plum-row}}}]}\n"
                  "    expect: {players: [{pieces: {plum-row: {fruit: 1}}}]}\n")
     assert o.passed, o.problems
+
+
+# ---------------------------------------------------------------------------- cards that never enter a game
+
+
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def _pack_with(tmp_path: Path, copies: str) -> Path:
+    """The minimal pack (2 to 4 players) with the oak's copies given by player count."""
+    import shutil
+
+    pack = tmp_path / "mini"
+    shutil.copytree(FIXTURES / "valid" / "minimal", pack)
+    cards = (pack / "cards.yaml").read_text(encoding="utf-8")
+    oak = cards.replace("    stats: {cost: 2}", f"    copies: {copies}\n    stats: {{cost: 2}}", 1)
+    (pack / "cards.yaml").write_text(oak, encoding="utf-8")
+    return pack
+
+
+def test_copies_by_player_count_deal_that_many(tmp_path):
+    from cardsmith.compiler.pipeline import compile_pack
+    from cardsmith.runtime.state import new_state
+
+    res = compile_pack(str(_pack_with(tmp_path, '{"2": 1, "3": 2, "4": 0}')))
+    assert res.ok and not list(res.diagnostics), [str(d) for d in res.diagnostics]  # an explicit 0 is said on purpose
+    oak = next(i for i, c in enumerate(res.pack.cards) if c.id == "oak")
+    assert res.pack.cards[oak].copies == 2  # the box holds the most
+    dealt = {n: sum(1 for c in new_state(res.pack, n, 0).cards if c.defn == oak) for n in (2, 3, 4)}
+    assert dealt == {2: 1, 3: 2, 4: 0}
+
+
+def test_copies_silent_for_a_player_count_are_warned_with_the_counts(tmp_path):
+    from cardsmith.compiler.pipeline import compile_pack
+
+    res = compile_pack(str(_pack_with(tmp_path, '{"2": 2}')))
+    assert res.ok
+    (w,) = [d for d in res.diagnostics if d.code == "W152"]
+    assert "no copies in a game of 3 or 4 players" in w.message
+
+
+def test_a_reused_card_id_is_warned_at_both_places(monkeypatch):
+    from cardsmith.compiler.pipeline import compile_pack
+
+    case = FIXTURES / "invalid" / "W151_card_id_reused"
+    monkeypatch.chdir(case)
+    res = compile_pack("mini")
+    assert res.ok  # a warning: the pack compiles, and the later card is the one a game uses
+    (w,) = [d for d in res.diagnostics if d.code == "W151" and "'oak'" in d.message]
+    assert w.span.file.endswith("mini/cards.yaml") and w.span.line == 2
+    (note,) = w.notes
+    assert note[1].file.endswith("zbase/cards.yaml") and (note[1].line, note[1].col) == (2, 9)
+    assert [c.pack for c in res.pack.cards if c.id == "oak"] == ["mini"]

@@ -79,8 +79,25 @@ def test_the_guardian_animals_and_trees_match_the_reference(pack):
         assert {s: c.stats[s] for s in SYMBOLS.values() if c.stats.get(s)} == \
             {SYMBOLS[k]: v for k, v in t["permanent_elements"].items()}
         per = t["copies_by_player_count"]
-        assert (c.stats["copies-2p"], c.stats["copies-3p"], c.stats["copies-4p"]) == (per["2p"], per["3p"], per["4p"])
+        assert c.copies_by_players == {"2": per["2p"], "3": per["3p"], "4": per["4p"]}
         assert c.copies == max(per.values())
+
+
+@pytest.mark.parametrize("players, per_cost", [(2, (2, 2, 2)), (3, (3, 3, 2)), (4, (4, 3, 2))])
+def test_a_game_starts_with_the_protective_trees_of_its_player_count(pack, players, per_cost):
+    """seeds/002_172948770584c472.txt ゲームの準備: trees costing 3-5 / 6-8 / 9-11 come in 2/2/2 copies with 2
+    players, 3/3/2 with 3, 4/3/2 with 4 (copies by player count; the setup no longer puts extra copies back)."""
+    from cardsmith.runtime.state import SHARED, new_state
+
+    st = new_state(pack, players, 0)
+    supply = [pack.cards[st.cards[c].defn] for c in st.zones[("tree-supply", SHARED)]]
+    by_kind: dict[int, int] = {}
+    for c in supply:
+        by_kind[c.stats["tree-number"]] = by_kind.get(c.stats["tree-number"], 0) + 1
+    assert len(by_kind) == 12
+    for c in supply:
+        band = 0 if c.stats["cost"] <= 5 else 1 if c.stats["cost"] <= 8 else 2
+        assert by_kind[c.stats["tree-number"]] == per_cost[band], c.id
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
