@@ -62,6 +62,7 @@ KIND_SHAPES: dict[str, tuple[str, ...]] = {
     "end": ("shield", "star", "pentagon"),
     "condition": ("diamond", "triangle-down"),
     "scoring": ("star", "shield"),
+    "value": ("octagon", "trapezoid"),
 }
 # Stats: a number printed in its shape (VP in a shield first, as most games print them).
 STAT_SHAPES: tuple[str, ...] = ("shield", "circle", "square", "hexagon", "diamond", "pentagon", "octagon", "drop",

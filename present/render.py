@@ -539,7 +539,7 @@ def board_tables(ref: Reference) -> list[BoardTable]:
         rows = []
         for c in cards:
             values = dict(c.stats)
-            rows.append((c, [c.name + (f" ({c.alt_name})" if c.alt_name else ""), c.number or "",
+            rows.append((c, [c.name, c.number or "",  # the name in the other language prints below it
                              " · ".join(c.traits), "" if c.cost is None else str(c.cost),
                              *(str(values.get(k, "")) for k in stats)]))
         keep = [i for i in range(len(head)) if i == 0 or any(cells[i] for _, cells in rows)]
