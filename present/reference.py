@@ -87,7 +87,7 @@ class Step:
 
 @dataclass
 class Block:
-    kind: str  # p | steps | table | defs | parts | activation | timings
+    kind: str  # p | steps | table | defs | parts | activation | timings | procedure (text: its title)
     text: str = ""
     ordered: bool = False
     steps: list[Step] = field(default_factory=list)
@@ -670,7 +670,6 @@ class _Builder:
         for c in conds[:1]:
             sec.blocks.append(Block("p", text=L["game_ends"].format(cond=self.d.cond(c))))
             counters |= {n.name for n in _walk(c) if isinstance(n, A.Name)}
-        items = []
         for sig, m in self.macros.items():
             body = self.expander.program(m.body).body
             if any((isinstance(n, A.SetCounter | A.Gain) and (getattr(n, "name", None) or getattr(n, "resource", None))
@@ -678,14 +677,27 @@ class _Builder:
                 if sig in self.actions:
                     continue
                 self.shown.add(sig)
-                items.append((self.word_title(sig), self.program(body)))
+                self.define(sec.blocks, self.word_title(sig), body)
         for key, node in self.result.asts.items():
             if key.startswith("zone ") and any((isinstance(n, A.SetCounter) and n.name in counters) or
                                                isinstance(n, A.EndGame) for n in _walk(node)):
-                items.append((self.t(key.split()[1], "zones"), self.program(node)))
-        if items:
-            sec.blocks.append(Block("defs", items=items))
+                self.define(sec.blocks, self.t(key.split()[1], "zones"), node)
         return sec
+
+    def define(self, blocks: list[Block], title: str, body) -> None:
+        """Add a titled definition: a line of text, or, when its text is long and has parts, a numbered procedure.
+        A body whose text says nothing (statements players never see) adds nothing."""
+        body = tuple(s for s in _flatten(body) if not isinstance(s, A.Nothing))
+        text = self.program(body) if body else ""
+        if not text:
+            return
+        steps = self.steps(body) if _width(text) > LONG_STEP else []
+        if len(steps) > 1 or (steps and steps[0].children):
+            blocks.append(Block("procedure", text=title, ordered=True, steps=steps))
+        elif blocks and blocks[-1].kind == "defs":
+            blocks[-1].items.append((title, text))
+        else:
+            blocks.append(Block("defs", items=[(title, text)]))
 
     def scoring_section(self) -> Section:
         steps = []
@@ -702,17 +714,13 @@ class _Builder:
     def words_section(self) -> Section:
         """Every macro no other section has opened, titled by its phrase (or its signature as words), with what
         it does. A macro that does nothing (a hook left empty) is not a game word."""
-        items = []
+        blocks: list[Block] = []
         for sig, m in self.macros.items():
             if sig in self.actions or sig in self.shown:
                 continue
-            body = [s for s in _flatten(self.expander.program(m.body).body) if not isinstance(s, A.Nothing)]
-            if not body:
-                continue
-            text = self.program(tuple(body))
-            if text:  # a body of statements players never see says nothing
-                items.append((self.word_title(sig), text))
-        return Section("words", self.L["words"], [Block("defs", items=items)] if items else [])
+            self.shown.add(sig)
+            self.define(blocks, self.word_title(sig), self.expander.program(m.body).body)
+        return Section("words", self.L["words"], blocks)
 
     def automatic_section(self) -> Section:
         items = []

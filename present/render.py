@@ -272,6 +272,9 @@ def render_markdown(ref: Reference) -> str:
             elif b.kind in ("parts", "defs"):
                 for k, v in b.items:
                     out.append(f"- **{md(k)}**: {md(v)}")
+            elif b.kind == "procedure":
+                out.append(f"- **{md(b.text)}**:")
+                steps(b.steps, True, 1)
             elif b.kind == "activation":
                 out.append("```")
                 out.append(activation_ascii(b.data, ref.lang))
@@ -394,6 +397,9 @@ def render_rst(ref: Reference, top_level: int = 0, catalogue: bool = True, label
             elif b.kind in ("parts", "defs"):
                 for k, v in b.items:
                     lines.extend([f"**{rst(k)}**", f"   {rst(v)}", ""])
+            elif b.kind == "procedure":
+                lines.extend([f"**{rst(b.text)}**", ""])
+                steps(b.steps, True, 1)
             elif b.kind == "activation":
                 lines.extend([".. code-block:: none", ""])
                 lines.extend("   " + ln for ln in activation_ascii(b.data, ref.lang).splitlines())

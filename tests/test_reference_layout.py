@@ -135,3 +135,19 @@ def test_no_seed_citation_marks_in_descriptions(refs):
                 for row in b.rows:
                     for cell in row:
                         assert not re.search(r"[\u2460-\u2473]|\([A-Z]\)", cell), (pack, lang, cell)
+
+
+def test_a_long_definition_reads_as_a_procedure(refs):
+    """Living Forest's goal check (seeds/living-forest: 勝利条件) does a dozen things for each player: the end of
+    the game lists them as numbered steps, not as a paragraph of a thousand characters."""
+    for lang in ("en", "ja"):
+        ref = refs["living-forest", lang][1]
+        end = _section(ref, "end")
+        procedures = [b for b in end.blocks if b.kind == "procedure"]
+        assert procedures and all(len(list(_walk(b.steps))) >= 5 for b in procedures)
+        assert all(_width(v) <= LONGEST_STEP for b in end.blocks if b.kind == "defs" for _, v in b.items)
+        html = render_html(ref)
+        section = html[html.index('<section id="end">'):html.index("</section>", html.index('<section id="end">'))]
+        assert "<dd><ol>" in section
+        md = render_markdown(ref)
+        assert "\n   1. " in md[md.index('<a id="end">'):md.index('<a id="scoring">')]
