@@ -102,11 +102,14 @@ def describe(pack: str, card: str | None, lang: str) -> None:
 def reference(pack: str, fmt: str, lang: str, output: str | None) -> None:
     """Write the rule reference and card catalogue of a pack.
 
-    Generated from rules.yaml and the cards: components and setup, the game flow, each action
-    with the active player's and the other players' parts, the activation order drawn cell by
-    cell, ability timings, conversions, the end of the game, scoring steps and tie-breakers,
-    then every card with its facts, timing icons and text, and an index. A pack can replace
-    the HTML templates with its own templates/ folder.
+    Generated from rules.yaml and the cards: components (how many different cards of each type,
+    and how many in all), setup and the game flow as numbered steps, each action with the
+    active player's and the other players' parts, the activation order drawn cell by cell,
+    ability timings with their icons, conversions, the end of the game, scoring steps and
+    tie-breakers, the game words, then every card with its facts, timing icons and text (the
+    parts of a board, card types declared `board: true`, as tables), and an index. Counters the
+    rules keep for themselves (`internal: true`) are not listed. A pack can replace the HTML
+    templates with its own templates/ folder.
 
     \b
     Examples:
