@@ -220,7 +220,10 @@ class Checker(PlayerChecks):
     def s_Group(self, s: A.Group, ctx: Context) -> None:
         if s.macro is not None and ctx.call_span is None:
             ctx = replace(ctx, macro=s.macro, call_span=s.span)
-        self.stmts(s.body, self._inner(ctx, allow_live=ctx.allow_live and ctx.top_level and s.macro is None))
+        # a group at the top of an ongoing ability is transparent: its statements are at the top too, so a
+        # macro called there may hold triggers and modifiers (Indentured Workers' 'discount the next card 8')
+        live = ctx.allow_live and ctx.top_level
+        self.stmts(s.body, replace(ctx, allow_live=True) if live else self._inner(ctx, allow_live=False))
 
     def s_Nothing(self, s, ctx: Context) -> None:
         pass

@@ -594,7 +594,7 @@ class _Compiler:
     def live(self, card: CardDef, body: tuple, doc: YamlDoc, path: tuple) -> None:
         """Triggers, modifiers and prohibitions of an ongoing ability."""
         for s in body:
-            if isinstance(s, A.Group) and s.macro is None:
+            if isinstance(s, A.Group):  # plain groups and macro calls alike
                 self.live(card, s.body, doc, path)
             elif isinstance(s, A.Trigger):
                 name = s.object if isinstance(s.object, str) else None

@@ -123,6 +123,8 @@ _T = {
     A.HasAbility: lambda n: f"{n.timing} ability",
     A.StatCmp: lambda n: f"{n.stat} {n.op} {text(n.value)}",
     A.FilterNot: lambda n: f"not {text(n.inner)}",
+    A.MacroFilter: lambda n: n.name,  # a filter or value macro reads back as its name, as written
+    A.MacroValue: lambda n: n.name,
     A.NotThis: lambda n: "other than this",
     A.NotCard: lambda n: f"other than {text(n.card)}",
     A.Num: lambda n: str(n.value),

@@ -76,7 +76,7 @@ class Lexicon:
                 if plural and self.plural_rule is not None:
                     return value.get(f"{self.lang}-plural") or self.plural_rule(value[self.lang])
                 return value[self.lang]
-            sec = None
+            sec = "card-types" if sec == "trait:type" else None  # a card type reads as its own entry's word
         g = self.glossary.get(name, {})
         names = self._entry_names(name, sec)
         if plural and self.plural_rule is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from .text_ir import Body, Phrase
+from .text_ir import Body, Phrase, Word
 from .text_realise import Realiser
 
 _MODALS = {"may", "must", "can"}
@@ -100,8 +100,26 @@ class EnglishRealiser(Realiser):
     def inline_part(self, text: str) -> str:
         return "you " + text if text.startswith("may ") else text
 
+    def run(self, texts: list[str]) -> str:
+        """Clauses that join, as one; one that is optional among them keeps apart from the others ('you may
+        compost 1 card from your hand, then draw 1 card': the draw is not optional)."""
+        if len(texts) > 1 and any(t.startswith("may ") for t in texts):
+            return self.data.get("then", ", ").join(texts[:1] + [self.inline_part(t) for t in texts[1:]])
+        return super().run(texts)
+
     def glossary_phrase(self, text: str, args: dict) -> str:
-        return english_plural_marks(super().glossary_phrase(text, args))
+        """A macro's phrase with its arguments; '$what(s)' for a word argument is its singular or its plural
+        by the number before it ('steal up to 3 plants', 'steal up to 2 steel')."""
+        words = {name: arg for name, arg in args.items() if isinstance(arg, Word) and f"${name}(s)" in text}
+        for name in words:
+            text = text.replace(f"${name}(s)", f"\x00{name}\x00")
+        text = super().glossary_phrase(text, args)
+        for name, arg in words.items():
+            while (m := re.search(f"\x00{re.escape(name)}\x00", text)) is not None:
+                num = re.findall(r"(\d+)\D*$", text[:m.start()])
+                one = bool(num) and num[-1] == "1" and not text[:m.start()].rstrip().endswith("up to 1")
+                text = text[:m.start()] + self.lex.term(arg.name, plural=not one) + text[m.end():]
+        return english_plural_marks(text)
 
     def fit_amount(self, text: str, slot: str, arg: Phrase) -> str:
         """'draw $n card(s)' with a count: 'draw 1 card per jovian tag'; with a value: 'draw cards equal to ...'."""

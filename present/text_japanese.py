@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .text_ir import Clause, Phrase
+from .text_ir import Clause, Phrase, Word
 from .text_realise import Realiser
 
 _GODAN = {
@@ -70,6 +70,14 @@ class JapaneseRealiser(Realiser):
                 parts.append(conjugate(text, "stem") + "、" if c.joins else end_sentence(text))
         return "".join(parts)
 
+    def glossary_phrase(self, text: str, args: dict) -> str:
+        """A macro's phrase with its arguments; '[$what]' is the counter word of a word argument ('鋼鉄を最大$n[$what]'
+        -> '鋼鉄を最大2個', 'M€を最大3')."""
+        for name, arg in args.items():
+            if isinstance(arg, Word):
+                text = text.replace(f"[${name}]", self.counter(arg))
+        return super().glossary_phrase(text, args)
+
     def fit_amount(self, text: str, slot: str, arg: Phrase) -> str:
         """'カードを$n枚引く' with a count: '…1つにつき、カードを1枚引く'; with a value: '…と同じ枚数引く'."""
         if arg.key == "call-per":
@@ -103,3 +111,11 @@ class JapaneseRealiser(Realiser):
     def f_operand(self, text: str, raw) -> str:
         """An operand of arithmetic: bracketed unless a number or X."""
         return text if text.lstrip("-").isdigit() or text == "X" else f"（{text}）"
+
+    def f_tally(self, text: str, raw) -> str:
+        """How many, from a counter word: '枚' -> '枚数' (カードの枚数), any other -> '数' (マスの数)."""
+        return "枚数" if text == "枚" else "数"
+
+    def f_first(self, text, raw) -> str:
+        """The first of a list ('{names@counter|first}': one counter word for several things)."""
+        return text[0] if isinstance(text, list) and text else text

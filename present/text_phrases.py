@@ -95,6 +95,8 @@ class PhrasePlanner:
         if per is not None:
             return P("amount.per", k=per[0], what=what(per[0] != "1"), per=per[1])
         value = self.value(a.value)
+        if isinstance(a.value, A.VarX) and a.kind == "exact" and getattr(self, "x_upto", None) is not None:
+            return P("amount.n.upto", n=self.x_upto, what=what(True))  # X was chosen from 0 to n: 'up to n'
         if isinstance(a.value, A.VarX):
             return P("amount.x" + upto, n=value, what=what(True), value=value)
         if isinstance(a.value, A.Name) and a.value.name.startswith("$"):
@@ -146,6 +148,8 @@ class PhrasePlanner:
         """'this card', 'it' (also for a $parameter) or 'the NAME' (a card bound to a local name)."""
         if isinstance(ref, A.LocalCard):
             return P("card-ref.local", name=ref.name)
+        if isinstance(ref, A.It) and getattr(self, "chosen", None) is not None:
+            return self.chosen  # 'a microbe card in your tableau': a choice said as its statement
         return P("card-ref.this" if isinstance(ref, A.This) else "card-ref.it")
 
     def card_owner(self, ref) -> Phrase:
@@ -260,7 +264,7 @@ class PhrasePlanner:
         if isinstance(f, A.Has | A.HasNo):
             key = "filter.has" if isinstance(f, A.Has) else "filter.has-no"
             if isinstance(f, A.Has) and self.lex.is_type(f.name):
-                return P("filter.has.type", name=Word(f.name))
+                return P("filter.has.type", name=Word(f.name, "card-types"))
             if self.lex.is_flag(f.name):  # a mark reads as an adjective: 'a tilted card', 'not used'
                 return P(key + ".flag", thing=Word(f.name))
             if self.lex.is_piece(f.name) and not self.lex.is_flag(f.name):
@@ -281,13 +285,89 @@ class PhrasePlanner:
     def query(self, q: A.Query, plural: bool = True, article: bool = False) -> Phrase:
         """Cards a query selects: 'cold tree cards in your tableau with canopy for which ...'."""
         parts = self.filter_parts(q.filters)
-        where = getattr(q, "where", None)
-        zones = self.zones(q.zones)
-        return P("query" + (".indefinite" if article and not plural else ""),
-                 head=P("card-noun" + ("" if plural else ".one"), **parts),
+        where = self.owned_pieces(getattr(q, "where", None), parts)
+        if where is not None and self.counted_on_it(where):  # 'cards with at least 1 resource on them'
+            n = self.const(where.right) + (where.op == ">")
+            pieces = None if isinstance(where.left, A.MacroValue) else \
+                P("words", names=[Word(t.piece, "pieces", n != 1) for t in self.sum_terms(where.left)])
+            parts["withs"].append(P("filter.at-least" + (".on-it" if pieces else ""), n=str(n), what=pieces,
+                                    unit=self.unit(where.left, plural=n != 1)))
+            where = None
+        return self.query_parts(q.zones, parts, where, plural, article)
+
+    def counted_on_it(self, e) -> bool:
+        """'U > n' or 'U >= n' for U something counted on or around the card at hand: pieces on it, or a
+        named count (rules.yaml 'expressions:' with a glossary word: 'resources on it')."""
+        if not (isinstance(e, A.BinOp) and e.op in (">", ">=") and self.const(e.right) is not None
+                and self.const(e.left) is None):
+            return False
+        left = e.left
+        if isinstance(left, A.MacroValue):
+            return self.lex.has(left.name) and self.has_unit(left.value)
+        terms = self.sum_terms(left)
+        return all(isinstance(t, A.Pieces) and isinstance(t.ref, A.It) and not t.owned for t in terms) and \
+            (len(terms) == 1 or self.summed_unit(left) is not None)
+
+    def owned_pieces(self, where, parts: dict):
+        """A 'where' that asks for a piece of the player's own on the card ('with city where city of yours on
+        it > 0') said as a filter, 'with your cities', in `parts` (the plain 'with cities' it makes redundant
+        dropped); what else the 'where' asks is returned, None when nothing."""
+        conds: list = []
+
+        def split(e) -> None:
+            if isinstance(e, A.BinOp) and e.op == "and":
+                split(e.left)
+                split(e.right)
+            else:
+                conds.append(e)
+
+        if where is None:
+            return None
+        split(where)
+        rest = []
+        for c in conds:
+            piece = self.owned_piece_on_it(c)
+            if piece is None:
+                rest.append(c)
+                continue
+            parts["withs"] = [w for w in parts["withs"] if not (isinstance(w, Phrase) and w.key == "filter.has.piece"
+                                                                and w.slots["thing"].name == piece)]
+            parts["withs"].append(P("filter.has.yours", thing=Word(piece, "pieces", True)))
+        if not rest:
+            return None
+        out = rest[0]
+        for c in rest[1:]:
+            out = A.BinOp("and", out, c, span=out.span)
+        return out
+
+    @staticmethod
+    def owned_piece_on_it(c) -> str | None:
+        """'PIECE of yours on it > 0' (or '>= 1'): the piece; else None."""
+        if isinstance(c, A.BinOp) and isinstance(c.left, A.Pieces) and c.left.owned and isinstance(c.left.ref, A.It) \
+                and isinstance(c.right, A.Num) and (c.op, c.right.value) in ((">", 0), (">=", 1)):
+            return c.left.piece
+        return None
+
+    def query_parts(self, zs, parts: dict, where=None, plural: bool = True, article: bool = False) -> Phrase:
+        """A query from its zones, its filters already divided (`filter_parts`) and its 'where'. Cards of a zone
+        the glossary gives a noun ('card in mars': 'space') are called by it, and the zone goes unsaid ('a
+        free land space', not 'a free land card in the Mars map')."""
+        noun = self.zone_noun(zs)
+        zones = None if noun is not None else self.zones(zs)
+        head = P("card-noun" + ("" if plural else ".one"), **parts) if noun is None else \
+            P("card-noun.zone" + ("" if plural else ".one"), noun=Word(noun, plural=plural), **parts)
+        return P("query" + (".indefinite" if article and not plural else ""), head=head,
                  zones=P("in-zones" + (".other" if parts["other"] else ""), zones=zones) if zones else None,
                  withs=P("with-list", items=parts["withs"]) if parts["withs"] else None,
                  where=P("for-which", cond=self.cond(where)) if where is not None else None)
+
+    def zone_noun(self, zs) -> str | None:
+        """The glossary term 'card in ZONE' when the cards are those of one zone the glossary names them for
+        (its own zone, no player named), else None."""
+        if len(zs) != 1 or not isinstance(zs[0], A.ZoneRef) or zs[0].player is not None:
+            return None
+        term = f"card in {zs[0].name}"
+        return term if self.lex.has(term) else None
 
     def player(self, ref) -> Phrase:
         if ref is None:
@@ -303,7 +383,11 @@ class PhrasePlanner:
 
     def e_MacroValue(self, e: A.MacroValue) -> Any:
         """An expression macro (rules.yaml 'expressions:'): its glossary word, else the value it stands for."""
-        return Word(e.name) if self.lex.has(e.name) else self.value(e.value)
+        if not self.lex.has(e.name):
+            return self.value(e.value)
+        if self.has_unit(e.value):  # a named count: 'the number of tiles of yours next to it'
+            return P("count.named", name=Word(e.name, plural=True))
+        return Word(e.name)
 
     def e_Num(self, e: A.Num) -> str:
         return str(e.value)
@@ -462,6 +546,9 @@ class PhrasePlanner:
         joined = self.joined_count(e)
         if joined is not None:
             return self.value(joined)
+        summed = self.summed_terms(e)
+        if summed is not None:
+            return summed
         return P(f"arith.{_ARITH_NAMES.get(e.op, e.op)}", op=e.op, left=self.operand(e.left),
                  right=self.operand(e.right))
 
@@ -477,6 +564,90 @@ class PhrasePlanner:
                 unparse(A.Count(A.Query((), b.filters))) or not a.zones or not b.zones:
             return None
         return A.Count(A.Query((*a.zones, *b.zones), a.filters), span=e.span)
+
+    @staticmethod
+    def sum_terms(e) -> list:
+        """The terms of a sum, left to right ('a + b + c': [a, b, c])."""
+        if isinstance(e, A.BinOp) and e.op == "+":
+            return PhrasePlanner.sum_terms(e.left) + PhrasePlanner.sum_terms(e.right)
+        return [e]
+
+    def like_key(self, t) -> tuple | None:
+        """What a term of a sum counts, so that like terms are said once together: pieces on one card, cards
+        with one piece (the player's own, or anyone's) in the same zones, or such cards next to one card.
+        None: a term said on its own."""
+        if isinstance(t, A.Pieces) and not t.owned:
+            return ("pieces", unparse(t.ref))
+        if isinstance(t, A.Func) and t.name == "neighbours" and len(t.args) == 2 and isinstance(t.args[0], A.Query):
+            q, kind = t.args[0], ("neighbours", unparse(t.args[1]))
+        elif isinstance(t, A.Count):
+            q, kind = t.query, ("count",)
+        else:
+            return None
+        piece = self.single_piece(q)
+        return None if piece is None else (*kind, unparse(A.Count(A.Query(q.zones))), piece[1])
+
+    def single_piece(self, q: A.Query) -> tuple[str, bool] | None:
+        """(name, yours) for a query of the cards with one thing, anyone's or the player's own ('card in mars
+        with city where city of yours on it > 0'); None for any other query."""
+        if len(q.filters) != 1 or not isinstance(q.filters[0], A.Has):
+            return None
+        name = q.filters[0].name
+        if q.where is None:
+            return name, False
+        return (name, True) if self.owned_piece_on_it(q.where) == name else None
+
+    def like_groups(self, e) -> list[list] | None:
+        """The terms of a sum gathered by `like_key`, in the order they first come; None when no two are alike."""
+        groups: dict = {}
+        for i, t in enumerate(self.sum_terms(e)):
+            key = self.like_key(t)
+            groups.setdefault(key if key is not None else i, []).append(t)
+        out = list(groups.values())
+        return out if any(len(g) > 1 for g in out) else None
+
+    def summed_terms(self, e) -> Phrase | None:
+        """A sum of like terms said once: pieces on one card ('the number of microbes, animals or fighters on
+        it'), cards with one piece or another ('the number of spaces with your cities, greeneries or special
+        tiles'), or such cards next to one card ('the number of spaces with cities, greeneries or oceans next
+        to it'); other terms are added to them as they are."""
+        groups = self.like_groups(e)
+        if groups is None:
+            return None
+        said = [self.like_group(g) for g in groups]
+        out = said[0]
+        for part in said[1:]:
+            out = P("arith.plus", op="+", left=P("operand", value=out), right=P("operand", value=part))
+        return out
+
+    def like_group(self, terms: list, unit: bool = False, plural: bool = True) -> Any:
+        """Like terms (`like_groups`) as one value, or as one unit of what they count (`unit`)."""
+        t = terms[0]
+        if len(terms) == 1:
+            return self.unit(t, plural) if unit else self.value(t)
+        if isinstance(t, A.Pieces):
+            pieces = P("words", names=[Word(x.piece, "pieces", plural or not unit) for x in terms])
+            return P("unit.pieces" + ("" if plural else ".one"), piece=pieces, card=self.card_ref(t.ref)) if unit \
+                else P("pieces-on", pieces=pieces, card=self.card_ref(t.ref))
+        queries = [x.args[0] if isinstance(x, A.Func) else x.query for x in terms]
+        names = [self.single_piece(q)[0] for q in queries]
+        yours = self.single_piece(queries[0])[1]
+        has = P("filter.has-any" + (".yours" if yours else ""),
+                things=[Word(n, "pieces", True) if self.lex.is_piece(n) else Word(n) for n in names])
+        parts = {"other": [], "traits": [], "types": [], "withs": [has]}
+        cards = self.query_parts(queries[0].zones, parts, plural=plural or not unit)
+        if isinstance(t, A.Count):
+            return P("unit.count" + ("" if plural else ".one"), cards=cards) if unit else P("count", cards=cards)
+        card = self.value(t.args[1])
+        if unit:
+            return P("unit.neighbours" + ("" if plural else ".one"), cards=cards, card=card,
+                     one=None if plural else cards)
+        return P("func.neighbours", cards=cards, card=card)
+
+    def summed_unit(self, e) -> list | None:
+        """The like terms of a sum that is all one count (`like_groups` makes one group of it), else None."""
+        groups = self.like_groups(e) if isinstance(e, A.BinOp) and e.op == "+" else None
+        return groups[0] if groups is not None and len(groups) == 1 else None
 
     def shown(self, e):
         """An expression without the internal counters added to it (what a player is told)."""
@@ -506,9 +677,9 @@ class PhrasePlanner:
 
     # ---------------------------------------------------------------- units: what a count counts
     def has_unit(self, e) -> bool:
-        if isinstance(e, A.MacroValue):
-            return not self.lex.has(e.name) and self.has_unit(e.value)
-        if self.joined_count(e) is not None:
+        if isinstance(e, A.MacroValue):  # a named count is counted by its glossary word ('tile of yours next to it')
+            return self.has_unit(e.value)
+        if self.joined_count(e) is not None or self.summed_unit(e) is not None:
             return True
         if isinstance(e, A.Count | A.Pieces):
             return True
@@ -524,8 +695,13 @@ class PhrasePlanner:
         """One of what a counting expression counts, for 'per' and 'for each' ('tree card in your tableau')."""
         one = "" if plural else ".one"
         if isinstance(e, A.MacroValue):
+            if self.lex.has(e.name):
+                return P("unit.named" + one, name=Word(e.name, plural=plural))
             e = e.value
         e = self.joined_count(e) or e
+        like = self.summed_unit(e)
+        if like is not None:
+            return self.like_group(like, unit=True, plural=plural)
         if isinstance(e, A.Count):
             return P("unit.count" + one, cards=self.query(e.query, plural=plural))
         if isinstance(e, A.SumOf) and self.lex.is_piece(e.name):
@@ -558,13 +734,21 @@ class PhrasePlanner:
         return P(f"compare-with.{OP_NAMES[op]}" + (".n" if c is not None else ""), n=self.number(rhs))
 
     def cond(self, e) -> Any:
+        if isinstance(e, A.BinOp) and e.op == "and":
+            held = self.held_together(e)
+            if held is not None:
+                return held
         if isinstance(e, A.BinOp) and e.op in ("and", "or"):
             return P(f"cond.{e.op}", left=self.cond(e.left), right=self.cond(e.right))
         if isinstance(e, A.Not):
             inner = e.operand
             if isinstance(inner, A.BinOp) and inner.op in COMPARISONS:
                 return self.cond(A.BinOp(_NEGATED[inner.op], inner.left, inner.right))
+            if self.is_player_flag(inner):
+                return P("cond.player-flag.not", flag=Word(inner.name))
             return P("cond.not", cond=self.cond(inner))
+        if self.is_player_flag(e):  # 'if passed': the current player's mark
+            return P("cond.player-flag", flag=Word(e.name))
         if isinstance(e, A.BinOp) and e.op in COMPARISONS:
             return self.compare(e)
         if isinstance(e, A.Bool):
@@ -572,6 +756,28 @@ class PhrasePlanner:
         if isinstance(e, A.Attr | A.CardIs | A.Can | A.HasRank):
             return self.value(e)
         return P("cond.nonzero", value=self.value(e))
+
+    def held_together(self, e: A.BinOp) -> Phrase | None:
+        """'you have at least 1 plant tag and you have at least 1 microbe tag' said once: 'you have at least 1
+        plant tag and 1 microbe tag'."""
+        conds: list = []
+
+        def split(x) -> None:
+            if isinstance(x, A.BinOp) and x.op == "and":
+                split(x.left)
+                split(x.right)
+            else:
+                conds.append(x)
+
+        split(e)
+        said = [self.cond(c) for c in conds]
+        if not all(isinstance(p, Phrase) and p.key == "compare.resource.ge" for p in said):
+            return None
+        return P("compare.resource.ge.many", items=[P("have-item", n=p.slots["n"], what=p.slots["what"])
+                                                   for p in said])
+
+    def is_player_flag(self, e) -> bool:
+        return isinstance(e, A.Name) and e.name in self.lex.voc.player_flags
 
     def compare(self, e: A.BinOp) -> Phrase:
         left, op, right = self.shown(e.left), e.op, self.shown(e.right)
@@ -588,8 +794,10 @@ class PhrasePlanner:
         none = ".none" if op == "=" and c == 0 else ""
         if isinstance(left, A.Func) and left.name == "occurrences" and self.yours(left.args[0]) and c is not None:
             return P(f"compare.resource.{name}{none}", n=r, count=c, what=self.trait_values(left.args[1], c != 1))
-        if isinstance(left, A.Count) and c is not None:
-            return P(f"compare.count.{name}{none}", n=r, count=c, cards=self.query(left.query, plural=c != 1))
+        if isinstance(left, A.Count) and c is not None:  # '.one': 'there is a card ...' (at least 1)
+            one = ".one" if (op, c) == (">=", 1) else ""
+            return P(f"compare.count.{name}{none}{one}", n=r, count=c, cards=self.query(left.query, plural=c != 1,
+                                                                                         article=bool(one)))
         if isinstance(left, A.Name) and self.lex.is_resource(left.name) and c is not None:
             return P(f"compare.resource.{name}{none}", n=r, count=c, what=Word(left.name, plural=c != 1))
         if self.has_unit(left) and not isinstance(left, A.Name) and c is not None:

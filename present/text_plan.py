@@ -61,6 +61,16 @@ def call_info(group: A.Group) -> CallInfo:
                 info.args[w[1:]] = A.CallArg("word", arg)
     return info
 
+def _mentions_it(node) -> bool:
+    """Whether a part of a statement speaks of 'it'."""
+    if isinstance(node, A.It):
+        return True
+    if isinstance(node, tuple | list):
+        return any(_mentions_it(x) for x in node)
+    if isinstance(node, A.Node):
+        return any(_mentions_it(getattr(node, f)) for f in node.__dataclass_fields__ if f != "span")
+    return False
+
 # --------------------------------------------------------------------------- the planner
 
 
@@ -75,6 +85,8 @@ class Planner(PlayerPhrases, PhrasePlanner):
     def __init__(self, lex: Lexicon, mode: str = "card", fallbacks: list | None = None,
                  macro_sections: set[str] | None = None, standalone: frozenset[str] = frozenset()) -> None:
         super().__init__(lex, fallbacks)
+        self.chosen: Phrase | None = None  # what 'it' reads as in a choice said as its statement (`chosen_target`)
+        self.x_upto: Any = None  # 'choose X from 0 to N' said as 'up to N' where X is used (`x_as_upto`)
         self.mode = mode
         self.macro_sections = macro_sections or set()
         self.standalone = standalone
@@ -98,8 +110,21 @@ class Planner(PlayerPhrases, PhrasePlanner):
             else:
                 flat.append(s)
         i = 0
+        x_upto = self.x_upto
         while i < len(flat):  # the same macro call made n times in a row is said once, n times
             s, n = flat[i], 1
+            if isinstance(s, A.ChooseX) and self.x_as_upto(s, flat[i + 1:]):
+                self.x_upto = self.number(s.high)
+                i += 1
+                continue
+            values = self.trait_run(flat, i)
+            if values is not None:  # 'if it is tag animal: X, if it is tag plant: X'
+                ref, trait, names = values
+                out.append(self.clause(P("for-each-value", card=self.card_ref(ref), trait=Word(trait),
+                                         values=[Word(v, f"trait:{trait}") for v in names],
+                                         body=self.body(s.then)), False))
+                i += len(names)
+                continue
             if isinstance(s, A.Group) and s.macro is not None and s.call:
                 while i + n < len(flat) and isinstance(flat[i + n], A.Group) and flat[i + n].call == s.call \
                         and flat[i + n].macro == s.macro:
@@ -109,7 +134,56 @@ class Planner(PlayerPhrases, PhrasePlanner):
             if clause.phrase.key == "glossary-phrase" and not clause.phrase.slots["text"]:
                 continue  # bookkeeping the glossary says nothing for
             out.append(clause if n == 1 else self.clause(P("repeat.times", n=str(n), body=Body([clause])), False))
+        self.x_upto = x_upto
         return out
+
+    @staticmethod
+    def trait_run(flat: list, i: int) -> tuple | None:
+        """(card, trait, values) for statements from `i` that each do the same thing if a card has one value of a
+        trait ('if it is tag animal: place 1 microbe on this', 'if it is tag plant: ...'): said once, 'for each
+        kind of tag it has among animal and plant'. None when fewer than two do."""
+
+        def test(s):
+            if isinstance(s, A.If) and not s.otherwise and isinstance(s.cond, A.CardIs) \
+                    and isinstance(s.cond.filter, A.TraitIs) and len(s.cond.filter.values) == 1:
+                return unparse(s.cond.ref), s.cond.filter.trait, unparse(A.Group(s.then))
+            return None
+
+        first = test(flat[i])
+        if first is None:
+            return None
+        names = []
+        for s in flat[i:]:
+            if test(s) != first or s.cond.filter.values[0] in names:
+                break
+            names.append(s.cond.filter.values[0])
+        return (flat[i].cond.ref, first[1], names) if len(names) > 1 else None
+
+    def x_as_upto(self, s: A.ChooseX, rest) -> bool:
+        """Whether 'choose X from 0 to N' can go unsaid, the one amount that uses X read as 'up to N' ('a player
+        of your choice loses up to 3 plants'): X starts at 0 and the statements after the choice use it once,
+        as an exact amount, outside any macro call (whose phrase says its own amounts)."""
+        if self.const(s.low) != 0:
+            return False
+        uses: list = []
+
+        def walk(node, in_amount: bool) -> bool:
+            if isinstance(node, A.VarX):
+                uses.append(in_amount)
+                return True
+            if isinstance(node, tuple | list):
+                return all(walk(x, in_amount) for x in node)
+            if not isinstance(node, A.Node):
+                return True
+            if isinstance(node, A.Group) and node.macro is not None:
+                n = len(uses)
+                walk(node.body, False)
+                return len(uses) == n
+            if isinstance(node, A.Amount):
+                return walk(node.value, node.kind == "exact" and isinstance(node.value, A.VarX))
+            return all(walk(getattr(node, f), False) for f in node.__dataclass_fields__ if f != "span")
+
+        return walk(tuple(rest), False) and uses == [True]
 
     @staticmethod
     def flat(body) -> list:
@@ -133,8 +207,12 @@ class Planner(PlayerPhrases, PhrasePlanner):
         info = call_info(g)
         phrase = self.lex.phrase(g.macro or "")
         if phrase is not None:
-            return self.clause(P("glossary-phrase", text=phrase,
+            said = self.clause(P("glossary-phrase", text=phrase,
                                  args={k: self.call_arg(a) for k, a in info.args.items()}))
+            body = self.flat(g.body)
+            if len(body) == 1 and isinstance(body[0], A.May):  # an optional macro: 'may' is the language's
+                return self.clause(P("may", body=said), said.joins)
+            return said
         if self.mode == "rules" and g.macro in self.macro_sections:
             return self.clause(P("named-call", call=info.call))
         if self.mode != "rules" and info.call:
@@ -437,8 +515,29 @@ class Planner(PlayerPhrases, PhrasePlanner):
         return self.clause(P("choose-one", options=[self.body(o) for o in s.options]), False)
 
     def s_ChooseCard(self, s: A.ChooseCard) -> Clause:
+        folded = self.chosen_target(s)
+        if folded is not None:
+            return folded
         return self.clause(P("choose-card", card=self.query(s.query, plural=False, article=True),
                              named=self.as_name(s), body=self.body(s.body)), False)
+
+    def chosen_target(self, s: A.ChooseCard) -> Clause | None:
+        """A choice whose body is one statement done to the chosen card said as that statement done to 'a ...'
+        card: 'choose a microbe card: place 3 microbes on it' is 'place 3 microbes on a microbe card in your
+        tableau'. Only where the statement speaks of the card as its target alone."""
+        body = self.flat(s.body)
+        if getattr(s, "name", None) or len(body) != 1:
+            return None
+        st = body[0]
+        field = {A.Place: "target", A.Remove: "target", A.Mark: "target", A.MoveCard: "card"}.get(type(st))
+        if field is None or not isinstance(getattr(st, field), A.It) or \
+                any(_mentions_it(getattr(st, f)) for f in st.__dataclass_fields__ if f not in (field, "span")):
+            return None
+        outer, self.chosen = self.chosen, self.query(s.query, plural=False, article=True)
+        try:
+            return self.stmt(st)
+        finally:
+            self.chosen = outer
 
     def s_Trigger(self, s: A.Trigger) -> Clause:
         if isinstance(s.object, A.Query):
