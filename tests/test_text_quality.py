@@ -27,25 +27,6 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "text_quality" / "tm_pr
 PACKS = ["earth", "earth-abundance", "earth-gaia", "living-forest", "terraforming-mars",
          "terraforming-mars-corporate-era", "birdscaping", "birdscaping-solo"]
 MAX_CHARS = 300
-# Known gaps, each a card whose ability is still authored as machinery the text can only spell out (a tile
-# placement with its conditions, Robotic Workforce's production box, Hired Raiders' 'cut'): the fix is a
-# macro or a named filter with a glossary phrase in the pack. Strict both ways: a text that gets better must
-# leave its list, so the lists only shrink.
-KNOWN_LONG = {  # (pack, text) over MAX_CHARS, in either language
-    ("terraforming-mars", "landlord measure"), ("terraforming-mars", "flooding play"),
-    ("terraforming-mars-corporate-era", "landlord measure"), ("terraforming-mars-corporate-era", "flooding play"),
-    ("terraforming-mars-corporate-era", "mining-area play"),
-    ("terraforming-mars-corporate-era", "robotic-workforce play"),
-    ("terraforming-mars-corporate-era", "hired-raiders play"),
-    ("terraforming-mars-corporate-era", "ceos-favorite-project play"),
-}
-KNOWN_UNSAID = {  # (pack, text) still showing an internal counter or a local name in Japanese
-    ("terraforming-mars-corporate-era", "hired-raiders play"),  # 'let cut = ...'
-}
-KNOWN_WORDY = {  # project card numbers over MAX_WORD_RATIO times the printed words
-    "006", "008", "019", "020", "044", "050", "064", "067", "073", "074", "085", "086", "097", "116", "121", "123",
-    "124", "128", "131", "135", "142", "149", "188", "195", "199"}
-KNOWN_NUMBERS = {"116", "192"}  # project cards whose text lacks a printed number (Artificial Lake's 1 tile, ...)
 MAX_WORD_RATIO = 2.0
 PROJECT_TYPES = ("automated", "active", "event")
 _ASCII_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
@@ -111,26 +92,18 @@ def test_every_text_is_player_facing(packs, pack, lang):
     assert d.fallbacks == [], f"effect-language fallbacks: {d.fallbacks[:3]}"
     hidden = internal_words(res, d)
     allowed = ascii_vocabulary(d) if lang == "ja" else set()
-    problems, long, unsaid = [], set(), set()
+    problems = []
     for where, text in texts:
         if "$" in text:
             problems.append(f"{where}: a $parameter: {text}")
         if len(text) > MAX_CHARS:
-            long.add((pack, where))
-            if (pack, where) not in KNOWN_LONG:
-                problems.append(f"{where}: {len(text)} characters: {text[:80]}...")
+            problems.append(f"{where}: {len(text)} characters: {text[:80]}...")
         leaks = [w for w in hidden if re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text)]
         if lang == "ja":
             leaks += sorted(set(_ASCII_WORD.findall(text)) - allowed)
         if leaks:
-            unsaid.add((pack, where))
-            if (pack, where) not in KNOWN_UNSAID:
-                problems.append(f"{where}: internal or untranslated {leaks}: {text}")
+            problems.append(f"{where}: internal or untranslated {leaks}: {text}")
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
-    if lang == "en":  # the known gaps are still gaps (else: take them off the lists)
-        assert {k for k in KNOWN_LONG if k[0] == pack} <= long
-    else:
-        assert {k for k in KNOWN_UNSAID if k[0] == pack} <= unsaid
 
 
 def tm_project_rows(res) -> list[tuple[float, str, set[int], str]]:
@@ -151,12 +124,8 @@ def tm_project_rows(res) -> list[tuple[float, str, set[int], str]]:
 def test_terraforming_mars_project_cards_read_like_the_printed_ones(packs):
     rows = tm_project_rows(packs("terraforming-mars-corporate-era"))
     assert len(rows) == 208, "every project card of the base box (standard game and Corporate Era)"
-    wordy = {n for r, n, _, _ in rows if r > MAX_WORD_RATIO}
-    long = [f"{n}: {r:.1f}x: {t}" for r, n, _, t in rows if n in wordy - KNOWN_WORDY]
+    long = [f"{n}: {r:.1f}x: {t}" for r, n, _, t in rows if r > MAX_WORD_RATIO]
     assert not long, f"{len(long)} cards over {MAX_WORD_RATIO}x the printed words:\n" + "\n".join(long[:20])
-    assert wordy >= KNOWN_WORDY, f"now within {MAX_WORD_RATIO}x: take {sorted(KNOWN_WORDY - wordy)} off KNOWN_WORDY"
-    lacking = {n for _, n, m, _ in rows if m}
-    missing = [f"{n}: lacks {sorted(m)}: {t}" for _, n, m, t in rows if n in lacking - KNOWN_NUMBERS]
+    missing = [f"{n}: lacks {sorted(m)}: {t}" for _, n, m, t in rows if m]
     assert not missing, f"{len(missing)} cards lack a printed number:\n" + "\n".join(missing[:20])
-    assert lacking >= KNOWN_NUMBERS, f"take {sorted(KNOWN_NUMBERS - lacking)} off KNOWN_NUMBERS"
     assert statistics.median(r for r, *_ in rows) <= 1.2
