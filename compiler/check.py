@@ -610,6 +610,9 @@ class Checker(PlayerChecks):
             n = f.name
             if self.param(n, ctx):
                 return
+            if n in self.broken_macros and not (n in voc.card_types or n in voc.flags or n in voc.pieces):
+                self.silenced += 1  # a filter macro whose body did not parse: that error is the one to read
+                return
             if not (n in voc.card_types or n in voc.flags or n in voc.pieces or n in voc.trait_values):
                 cands = list(voc.card_types) + list(voc.flags) + list(voc.pieces) + list(voc.trait_values)
                 self.unknown(ctx, "card type, flag, piece or trait value", n, cands, f.span)
@@ -694,6 +697,9 @@ class Checker(PlayerChecks):
         if e.name in voc.player_flags or e.name in voc.filters:
             return self.flag_or_filter_name(e, ctx)
         kind = ctx.local(e.name)
+        if kind is None and e.name in self.broken_macros:
+            self.silenced += 1  # an expression macro whose body did not parse: that error is the one to read
+            return None
         if kind in ("card", "player"):
             self.err(ctx, "E102", f"'{e.name}' names a {kind}: say 'the {e.name}' (a {kind} is not a number)", e.span)
             return None
