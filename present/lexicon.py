@@ -70,6 +70,8 @@ class Lexicon:
         (Earth's 'growth' is both a stat and a piece). `plural` only matters in a language with a plural rule.
         A trait's value (`sec` 'trait:TRAIT') reads as the glossary's 'TRAIT=VALUE' where there is one, so a
         tag keeps apart from a resource of the same name (Terraforming Mars: 植物タグ, the plant tag; 植物)."""
+        if name.startswith("$"):  # a macro's parameter, shown as it is (the reference's game words)
+            return name
         if sec is not None and sec.startswith("trait:"):
             value = self.glossary.get(f"{sec[6:]}={name}", {})
             if value.get(self.lang):

@@ -46,7 +46,7 @@ def third_person(text: str) -> str:
     """'draw 2 cards' -> 'draws 2 cards'; 'your' -> 'their' (for 'each opponent ...')."""
     word, sep, rest = text.partition(" ")
     joined = text if word in _MODALS or not _looks_like_verb(word) else _verb_s(word) + sep + rest
-    return re.sub(r"\byour\b", "their", re.sub(r"\byou\b", "they", joined))
+    return re.sub(r"\byours\b", "theirs", re.sub(r"\byour\b", "their", re.sub(r"\byou\b", "they", joined)))
 
 
 def _looks_like_verb(word: str) -> bool:
@@ -150,7 +150,7 @@ class EnglishRealiser(Realiser):
 
     def f_theirs(self, text: str, raw) -> str:
         """Instructions for other players after '{who}:': their cards are 'their', not the reader's."""
-        return re.sub(r"\byour\b", "their", re.sub(r"\byou\b", "they", text))
+        return re.sub(r"\byours\b", "theirs", re.sub(r"\byour\b", "their", re.sub(r"\byou\b", "they", text)))
 
     def f_agree(self, text: str, raw) -> str:
         """A verb for a third-person subject, unless it already is one ('plays')."""

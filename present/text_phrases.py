@@ -150,13 +150,30 @@ class PhrasePlanner:
             return P("card-ref.local", name=ref.name)
         if isinstance(ref, A.It) and getattr(self, "chosen", None) is not None:
             return self.chosen  # 'a microbe card in your tableau': a choice said as its statement
-        return P("card-ref.this" if isinstance(ref, A.This) else "card-ref.it")
+        if isinstance(ref, A.This):
+            return P("card-ref.this")
+        return self.it_ref("card-ref.it")
 
     def card_owner(self, ref) -> Phrase:
         """Whose stat or condition: 'its', 'this card's', 'the NAME's'."""
         if isinstance(ref, A.LocalCard):
             return P("card-owner.local", name=ref.name)
-        return P("card-owner.this" if isinstance(ref, A.This) else "card-owner.it")
+        return P("card-owner.this") if isinstance(ref, A.This) else self.it_ref("card-owner.it")
+
+    # the noun 'it' stands for where it is a card of a zone the glossary names its cards for (`zone_noun`)
+    it_noun: str | None = None
+
+    def it_ref(self, key: str) -> Phrase:
+        """'it' ('.noun': a language may say which thing, Japanese 'そのマス' for a space)."""
+        return P(key + ".noun", noun=Word(self.it_noun)) if self.it_noun else P(key)
+
+    def about_it(self, zs, plan: Callable[[], Any]) -> Any:
+        """`plan()` with 'it' standing for a card of the zones `zs` (a choice's, a loop's or a query's)."""
+        outer, self.it_noun = self.it_noun, self.zone_noun(zs)
+        try:
+            return plan()
+        finally:
+            self.it_noun = outer
 
     def owner(self, ref: A.PlayerRef | None, zone: str) -> Phrase:
         if ref is None:
@@ -359,7 +376,8 @@ class PhrasePlanner:
         return P("query" + (".indefinite" if article and not plural else ""), head=head,
                  zones=P("in-zones" + (".other" if parts["other"] else ""), zones=zones) if zones else None,
                  withs=P("with-list", items=parts["withs"]) if parts["withs"] else None,
-                 where=P("for-which", cond=self.cond(where)) if where is not None else None)
+                 where=P("for-which", cond=self.about_it(zs, lambda: self.cond(where))) if where is not None
+                 else None)
 
     def zone_noun(self, zs) -> str | None:
         """The glossary term 'card in ZONE' when the cards are those of one zone the glossary names them for
@@ -412,7 +430,7 @@ class PhrasePlanner:
         return f"${e.name}"
 
     def e_It(self, e) -> Phrase:
-        return P("card-ref.it")
+        return self.card_ref(e)
 
     def e_This(self, e) -> Phrase:
         return P("card-ref.this")

@@ -338,7 +338,10 @@ class Planner(PlayerPhrases, PhrasePlanner):
 
     def s_May(self, s: A.May) -> Clause:
         inner = self.stmt(s.body)
-        return self.clause(P("may" if inner.joins else "may.compound", body=inner), inner.joins)
+        if inner.joins:
+            return self.clause(P("may", body=inner))
+        scoped = ".scoped" if inner.phrase.key.startswith(("scoped.chosen", "scoped.named")) else ""
+        return self.clause(P("may.compound" + scoped, body=inner), False)  # 'if you wish, a player of your choice: ...'
 
     def s_Group(self, s: A.Group) -> Clause:
         if s.macro is not None:
@@ -481,7 +484,8 @@ class Planner(PlayerPhrases, PhrasePlanner):
 
     def s_ForEach(self, s: A.ForEach) -> Clause:
         return self.clause(P("for-each" + (".reverse" if s.reverse else ""), cards=self.query(s.query, plural=False),
-                             named=self.as_name(s), body=self.body(s.body)), False)
+                             named=self.as_name(s), body=self.about_it(s.query.zones, lambda: self.body(s.body))),
+                           False)
 
     def as_name(self, s) -> Phrase | None:
         """'as NAME' on a loop or a choice: the card is also 'the NAME' in its body."""
@@ -519,7 +523,8 @@ class Planner(PlayerPhrases, PhrasePlanner):
         if folded is not None:
             return folded
         return self.clause(P("choose-card", card=self.query(s.query, plural=False, article=True),
-                             named=self.as_name(s), body=self.body(s.body)), False)
+                             named=self.as_name(s), body=self.about_it(s.query.zones, lambda: self.body(s.body))),
+                           False)
 
     def chosen_target(self, s: A.ChooseCard) -> Clause | None:
         """A choice whose body is one statement done to the chosen card said as that statement done to 'a ...'
