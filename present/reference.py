@@ -255,6 +255,8 @@ class _Builder:
         out = []
         for s in body:
             if isinstance(s, A.Group) and (s.macro is None or not self.d.uses_phrase(s)):
+                if s.macro is not None:
+                    self.shown.add(s.macro)  # spelled out here: not again among the game words
                 out.extend(self.flat(s.body))
             else:
                 out.append(s)
