@@ -307,7 +307,8 @@ class PhrasePlanner:
             n = self.const(where.right) + (where.op == ">")
             pieces = None if isinstance(where.left, A.MacroValue) else \
                 P("words", names=[Word(t.piece, "pieces", n != 1) for t in self.sum_terms(where.left)])
-            parts["withs"].append(P("filter.at-least" + (".on-it" if pieces else ""), n=str(n), what=pieces,
+            parts["withs"].append(P("filter.at-least" + (".on-it" if pieces else "") + (".one" if n == 1 else ""),
+                                    n=str(n), what=pieces,
                                     unit=self.unit(where.left, plural=n != 1)))
             where = None
         return self.query_parts(q.zones, parts, where, plural, article)
@@ -819,5 +820,6 @@ class PhrasePlanner:
         if isinstance(left, A.Name) and self.lex.is_resource(left.name) and c is not None:
             return P(f"compare.resource.{name}{none}", n=r, count=c, what=Word(left.name, plural=c != 1))
         if self.has_unit(left) and not isinstance(left, A.Name) and c is not None:
-            return P(f"compare.unit.{name}{none}", n=r, count=c, unit=self.unit(left, plural=c != 1))
+            one = ".one" if (op, c) == (">=", 1) else ""  # 'there is a tile of yours next to it'
+            return P(f"compare.unit.{name}{none}{one}", n=r, count=c, unit=self.unit(left, plural=c != 1))
         return P(f"compare.value.{name}", n=r, value=self.value(left))
