@@ -382,6 +382,8 @@ class _Builder:
         """'92 different cards, 140 in all' (copies counted); 'both sides of each listed' for two-sided cards."""
         fronts = [c for c in members if not c.is_back]
         distinct, total = len(fronts), sum(c.copies for c in fronts)
+        if all(c.board for c in members):  # parts of a board: how many, not 'cards'
+            return str(total)
         text = (self.L["group_count_same"] if distinct == total else self.L["group_count"]).format(
             distinct=distinct, total=total)
         if len(fronts) < len(members):

@@ -124,6 +124,9 @@ def test_card_counts_say_what_they_count(refs):
     # double-sided cards: the count is of cards, and the listing says both sides are there
     climate = next(g for g, _ in refs["earth", "en"][1].card_groups if g == "climate")
     assert refs["earth", "en"][1].group_counts[climate] == "8 cards; both sides of each listed"
+    # parts of a board are counted, not called cards (they are 'printed on the board, not as cards')
+    tm = refs["terraforming-mars", "en"][1]
+    assert tm.group_counts["space"] == "61" and tm.group_counts["automated"].endswith("cards")
 
 
 def test_no_seed_citation_marks_in_descriptions(refs):
