@@ -242,6 +242,12 @@ def _redeal_at_once(ao, st: GameState, groups, rng: random.Random) -> None:
     ao.seeds = [rng.getrandbits(64) for _ in ao.seeds]
 
 
+def _card_step(o, hidden: bool = False) -> bool:
+    """Whether an option is a step that spends a card ('card', card id or Hidden, currency)."""
+    return (type(o) is tuple and len(o) >= 3 and o[0] == "card"
+            and (isinstance(o[1], Hidden) if hidden else type(o[1]) is int))
+
+
 def observed_decision(game: Game, d: Decision, seat: int) -> Decision:
     """`d` as `seat` sees it: a card option it cannot see becomes HIDDEN, labelled by its zone, and a prompt
     that names such a card names it no more."""
@@ -268,6 +274,24 @@ def observed_decision(game: Game, d: Decision, seat: int) -> Decision:
 
         raw = d.labels
         return Decision(d.seat, d.kind, prompt, options, labels)
+    if d.kind == "option" and any(_card_step(o) for o in d.options):
+        # a payment's steps name the cards that may pay ('card', card, currency): a hidden one is masked
+        options = list(d.options)
+        masked = False
+        for i, o in enumerate(options):
+            if _card_step(o) and not vis.seen_by(st, o[1], seat):
+                c = st.cards[o[1]]
+                options[i] = (o[0], Hidden(c.zone, c.seat), *o[2:])
+                masked = True
+        if masked:
+            raw_labels = d.labels
+
+            def step_labels() -> list[str]:
+                return [f"{hidden_label(game.pack, st, o[1].zone, o[1].seat, seat)} as {o[2]}"
+                        if _card_step(o, hidden=True) else raw_labels[i] for i, o in enumerate(options)]
+
+            return Decision(d.seat, d.kind, prompt, options, step_labels)
+        return d
     if d.kind == "cell" and game.vm.frames:
         it = game.vm.frames[-1].it
         if isinstance(it, int) and not vis.seen_by(st, it, seat):
