@@ -15,12 +15,14 @@ from cardsmith.compiler.parse import keywords
 # Words inside statements that give a text its shape (the grammar's own literals); the rest of its small
 # words (a, of, to, in) would colour every card name too.
 CLAUSE_WORDS = ("then", "else", "per", "with", "where", "times", "until", "while", "or", "and", "not", "from")
+# Statement-opening words that are also everyday words of card names ('Lake of the Woods', 'Life in Space').
+SMALL_WORDS = frozenset({"a", "you", "left", "right", "first", "active", "the", "in"})
 STRINGS = ("string.quoted.double.yaml", "string.quoted.single.yaml", "string.unquoted.plain.out.yaml",
            "string.unquoted.plain.in.yaml", "string.unquoted.block.yaml")
 
 
 def grammar() -> dict:
-    words = sorted((set(keywords()) | set(CLAUSE_WORDS)) - {"a", "you", "left", "right", "first", "active"})
+    words = sorted((set(keywords()) | set(CLAUSE_WORDS)) - SMALL_WORDS)
     return {
         "scopeName": "cardsmith.effect.injection",
         "injectionSelector": ", ".join(f"L:{s}" for s in STRINGS),
