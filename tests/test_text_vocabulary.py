@@ -27,7 +27,8 @@ WORD = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
 # every engine package use (ordinary English, the format's conventions). Beyond those, only:
 ALLOWED = {
     "seat", "final",  # the balance report's prose ('win rate by seat', 'final score'); macros start with them
-    "before", "after",  # prose and the activation drawing's positions (render.py, coverage.py); macros too
+    "after",  # prose and the activation drawing's positions (render.py, coverage.py); macros too
+    "fill", "stop",  # SVG's own words (fill=, <stop>, stop-color) in the icons drawn for sheets (icons.py)
 }
 
 
