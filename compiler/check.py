@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from . import ast as A
+from .check_payments import PaymentChecks
 from .check_players import PlayerChecks
 from .diagnostics import Diagnostics, SourceCache, Span, did_you_mean
 from .unparse import text as text_of
@@ -58,7 +59,7 @@ class Context:
         return replace(self, locals=(*self.locals, (name, kind)))
 
 
-class Checker(PlayerChecks):
+class Checker(PlayerChecks, PaymentChecks):
     def __init__(self, voc: Vocabulary, diags: Diagnostics, macro_names: set[str],
                  broken_macros: set[str] | None = None) -> None:
         self.voc = voc
@@ -156,52 +157,6 @@ class Checker(PlayerChecks):
             self.per(s.per, ctx)
 
     s_Lose = s_Gain
-
-    def s_Pay(self, s: A.Pay, ctx: Context) -> None:
-        for amount, res in s.items:
-            self.amount(amount, ctx)
-            self.currency_name(res, s.span, ctx)
-        if s.for_card is not None:
-            self.cardref(s.for_card, ctx)
-
-    def currency_name(self, name: str, span: Span, ctx: Context) -> None:
-        """What 'pay' takes: a resource, or a unit that only payment sources pay (a currency)."""
-        if name in self.voc.currencies or self.param(name, ctx):
-            self.paid.add(name)
-            return
-        self.counter_name(name, span, ctx)
-
-    def s_PaySource(self, s: A.PaySource, ctx: Context) -> None:
-        voc = self.voc
-        if not (ctx.allow_live or ctx.kind == "payment"):
-            self.err(ctx, "E120", "a payment source ('pay ... with ...') is declared in rules.yaml's payments or at "
-                     "the top of an ongoing ability, where it stays live", s.span,
-                     hint=f"to pay now, say 'pay AMOUNT {s.currency}'")
-        if s.currency in voc.counters or s.currency in voc.pieces or s.currency in voc.params:
-            what = "shared counter" if s.currency in voc.counters else \
-                "piece" if s.currency in voc.pieces else "param"
-            self.err(ctx, "E122", f"'{s.currency}' is a {what}: a currency is a resource of the payer, or a unit "
-                     "only payment sources pay", self.word(s.span, s.currency))
-        inner = self._inner(ctx, allow_live=False)
-        if s.counter is not None:
-            if s.counter not in voc.resources and not self.param(s.counter, ctx):
-                self.unknown(ctx, "resource", s.counter, voc.resources, self.word(s.span, s.counter))
-            if s.spend:
-                self.err(ctx, "E121", f"a resource pays by being lost: '{s.counter}' needs no statement after ':'",
-                         s.spend[0].span, hint=f"write 'pay {s.currency} with {s.counter}'")
-            if s.rate is not None:
-                self.expect(s.rate, "int", inner)
-        else:
-            self.query(s.query, inner)
-            if s.rate is not None:
-                self.expect(s.rate, "int", replace(inner, has_it=True))
-            if not s.spend:
-                self.err(ctx, "E121", "a card that pays must be spent: say how after ':' (the card is 'it')",
-                         s.span, hint=f"e.g. '{text_of(s)}: move it to discard'")
-            else:
-                self.stmts(s.spend, replace(inner, has_it=True))
-        for f in s.target or ():
-            self.filter(f, inner)
 
     def s_InAnyOrder(self, s: A.InAnyOrder, ctx: Context) -> None:
         if not 2 <= len(s.parts) <= MAX_ORDER_PARTS:
@@ -410,46 +365,6 @@ class Checker(PlayerChecks):
             return
         self.cost(s.cost, ctx)
         self.stmts(s.body, self._inner(ctx))
-
-    def cost(self, s, ctx: Context) -> None:
-        """A cost must be something that can be checked before it is paid."""
-        if isinstance(s, A.Group):
-            inner = ctx if s.macro is None or ctx.call_span else replace(ctx, macro=s.macro, call_span=s.span)
-            for c in s.body:
-                self.cost(c, inner)
-            return
-        if isinstance(s, A.May):
-            self.cost(s.body, ctx)
-            return
-        if isinstance(s, A.Pay | A.Lose | A.Remove | A.Mark | A.Move | A.MoveCard):
-            self.stmt(s, self._inner(ctx))
-            if isinstance(s, A.Pay):
-                self._payable(s, ctx)
-            if isinstance(s, A.Move) and s.amount.kind != "exact":
-                self.err(ctx, "E105", "a cost must name an exact number of cards", s.span)
-            if isinstance(s, A.Move | A.MoveCard) and s.dest.cell is not None:
-                self.err(ctx, "E105", "a move to a named cell cannot be a cost: the cell may be taken, and then "
-                         "the card stays where it is", s.dest.cell.span,
-                         hint="test the cell first: 'if count(card in ZONE where row of it = R and column of it "
-                         "= C) = 0: ...'")
-            return
-        if isinstance(s, A.Call):
-            self.stmt(s, ctx)
-            return
-        self.err(ctx, "E105", f"'{_word(s)}' cannot be a cost: a cost before ':' pays something "
-                 "(pay, lose, remove, move a card, mark)", s.span)
-
-    def _payable(self, s: A.Pay, ctx: Context) -> None:
-        """A fixed price above a resource's declared maximum can never be paid: the ability is dead."""
-        for amount, res in s.items:
-            if res in self.voc.currencies:
-                continue  # other sources may pay it
-            entry = self.voc.resources.get(res)
-            cap = entry.value.get("max") if entry is not None and isinstance(entry.value, dict) else None
-            if (amount.kind == "exact" and isinstance(amount.value, A.Num) and isinstance(cap, int)
-                    and not isinstance(cap, bool) and amount.value.value > cap):
-                self.warn(ctx, "W100", f"'pay {amount.value.value} {res}' can never be paid: {res} is declared "
-                         f"with max {cap}", s.span, hint=f"lower the price, or raise {res}'s max in rules.yaml")
 
     def s_If(self, s: A.If, ctx: Context) -> None:
         self.expect(s.cond, "bool", ctx)
@@ -898,6 +813,3 @@ def _find_word(line: str, word: str, start: int) -> int:
     return m.start() if m else -1
 
 
-def _word(s) -> str:
-    return {"Gain": "gain", "Score": "score", "Place": "place", "If": "if", "ChooseOne": "choose one",
-            "Emit": "emit", "SetCounter": "set"}.get(type(s).__name__, type(s).__name__.lower())
