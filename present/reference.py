@@ -265,6 +265,8 @@ class _Builder:
     def steps(self, body, depth: int = 0, skip: set[str] | frozenset = frozenset()) -> list[Step]:
         out = []
         for s in self.flat(body):
+            if _does_nothing(s):
+                continue  # a hook an expansion left empty (Corporate Era's starting production): no step
             text = self.program((s,))
             if depth < 8 and _width(text) > LONG_STEP:
                 split = self.split(s, depth, skip)
@@ -706,8 +708,12 @@ class _Builder:
     def scoring_section(self) -> Section:
         steps = []
         for step in self.pack.scoring:
-            text = self.d.code(f"scoring {step['id']}") or ""
-            steps.append(Step(self.words.labelled(self.lex.scoring_name(step), text)))
+            node = self.result.asts.get(f"scoring {step['id']}")
+            name = self.lex.scoring_name(step)
+            if isinstance(node, tuple) and all(isinstance(n, A.Nothing) for n in _flatten(node)):
+                steps.append(Step(name))  # a step this game leaves out (solo): its name says so, no 'Do nothing'
+                continue
+            steps.append(Step(self.words.labelled(name, self.d.code(f"scoring {step['id']}") or "")))
         return Section("scoring", self.L["scoring"], [Block("steps", ordered=True, steps=steps)])
 
     def tiebreak_section(self) -> Section:
@@ -835,6 +841,10 @@ def _fill_placeholders(sec: Section) -> None:
 
 # statements with a header and a body of steps: each player, for each card, repeat, a cost and what it buys, if
 _HEADED = (A.Scoped, A.ForEach, A.Repeat, A.Costed, A.If)
+
+
+def _does_nothing(stmt) -> bool:
+    return isinstance(stmt, A.Nothing) or (isinstance(stmt, A.Group) and all(_does_nothing(x) for x in stmt.body))
 
 
 def _body(stmt) -> tuple:

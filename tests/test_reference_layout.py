@@ -98,10 +98,16 @@ def test_game_words_read_as_words(refs):
     for (pack, lang), (_, ref) in refs.items():
         html = render_html(ref)
         assert not re.search(r"\$[a-z]", html), (pack, lang, re.search(r".{40}\$[a-z].{20}", html))
+        nothing = ("Do nothing", "何もしない")
         words = _section(ref, "words")
         for b in words.blocks:
             for title, text in b.items:
-                assert text.strip(" .。") not in ("Do nothing", "何もしない"), (pack, lang, title)
+                assert text.strip(" .。") not in nothing, (pack, lang, title)
+        # nor a step that does nothing (a hook an expansion emptied, a scoring step solo play leaves out)
+        for sec in ref.sections:
+            for b in sec.blocks:
+                for st, _ in _walk(b.steps):
+                    assert not st.text.rstrip(" .。").endswith(nothing), (pack, lang, sec.id, st.text)
     earth = _section(refs["earth", "en"][1], "words").blocks[0].items
     titles = [t for t, _ in earth]
     assert "Draw N cards, keep K of them and discard the rest" in titles
