@@ -423,15 +423,18 @@ def run_case(case: Case, hang_seconds: float = 10.0) -> Outcome:
     from cardsmith.cli import main
 
     def alarm(signum, frame):
-        raise Hang
+        raise Hang(signum)
 
     old = signal.signal(signal.SIGPROF, alarm), signal.signal(signal.SIGALRM, alarm)
     signal.setitimer(signal.ITIMER_PROF, hang_seconds)
     signal.setitimer(signal.ITIMER_REAL, hang_seconds * BLOCKED_FACTOR)
     try:
         result = CliRunner().invoke(main, case.args)
-    except Hang:
-        return Outcome(case, None, f"hang: no answer within {hang_seconds:g} s of CPU")
+    except Hang as h:
+        # which clock ran out: CPU (the command kept working) or wall time (blocked, or starved of CPU)
+        said = (f"{hang_seconds:g} s of CPU" if h.args and h.args[0] == signal.SIGPROF
+                else f"{hang_seconds * BLOCKED_FACTOR:g} s of wall-clock time (blocked, or the machine gave it no CPU)")
+        return Outcome(case, None, f"hang: no answer within {said}")
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
