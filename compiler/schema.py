@@ -72,7 +72,10 @@ def validate(doc: YamlDoc, name: str, diags: Diagnostics) -> bool:
 def _deepest(err: jsonschema.ValidationError) -> jsonschema.ValidationError:
     # For oneOf/anyOf, the most specific sub-error explains more than "is not valid under any".
     if err.context:
-        best = jsonschema.exceptions.best_match(err.context)
+        # a branch whose type the value has explains it (a number too large, not "should be a mapping")
+        # (not for a float: jsonschema counts inf as an integer, and "should be a whole number" says more)
+        typed = [e for e in err.context if e.validator != "type"] if not isinstance(err.instance, float) else []
+        best = jsonschema.exceptions.best_match(typed or err.context)
         if best is not None:
             return best
     return err
