@@ -256,7 +256,8 @@ class Checker(PlayerChecks, PaymentChecks):
         self.expect(s.by, "int", ctx)
         from .emit import is_const
 
-        if not is_const(s.by, self.voc):
+        # in a macro's body a parameter ('by -$n') is fixed at each call, where the call is checked
+        if not is_const(s.by, self.voc) and not (ctx.macro_def and "$" in text_of(s.by)):
             self.err(ctx, "E102", "'modify ... by' takes a fixed number", s.by.span)
 
     def s_Prevent(self, s: A.Prevent, ctx: Context) -> None:
