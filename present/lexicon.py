@@ -2,8 +2,10 @@
 
 Words come from the pack only: `names: {LANG: ..., LANG-plural: ...}` on rules.yaml entries and cards,
 and the optional `glossary:` of rules.yaml (term -> {LANG, LANG-plural, LANG-counter}); a glossary term
-that is a macro signature ("draw $n") gives the phrase its calls read as. A name the pack gives no
-word in the language reads as its English word, else as the name itself, spelled out (`spell`).
+that is a macro signature ("draw $n") gives the phrase its calls read as, 'local NAME' what a program's
+local name stands for, '$NAME' what a macro's parameter stands for where the rules show the macro itself.
+A name the pack gives no word in the language reads as its English word, else as the name itself, spelled
+out (`spell`).
 
 Grammar is not here: a language that marks plurals passes its `plural` rule, and the acronyms its
 realiser declares in its data file (present/lang/LANG.yaml) are upper-cased when a name is spelled.
@@ -34,6 +36,7 @@ class Lexicon:
         self.acronyms = set(acronyms) | {name for name, g in self.glossary.items()
                                          if isinstance(g, dict) and g.get(lang) == name.upper() != name}
         self.kind: dict[str, str] = {}
+        self.local_letters: dict[str, str] = {}  # local name -> its letter (`local_letter`)
         for sec in self.SECTIONS:
             for name in voc.sections.get(sec, {}):
                 self.kind.setdefault(name, sec)
@@ -70,8 +73,8 @@ class Lexicon:
         (Earth's 'growth' is both a stat and a piece). `plural` only matters in a language with a plural rule.
         A trait's value (`sec` 'trait:TRAIT') reads as the glossary's 'TRAIT=VALUE' where there is one, so a
         tag keeps apart from a resource of the same name (Terraforming Mars: 植物タグ, the plant tag; 植物)."""
-        if name.startswith("$"):  # a macro's parameter, shown as it is (the reference's game words)
-            return name
+        if name.startswith("$"):  # a macro's parameter (the reference's game words): its glossary word, or as it is
+            return self.placeholder(name) or name
         if sec is not None and sec.startswith("trait:"):
             value = self.glossary.get(f"{sec[6:]}={name}", {})
             if value.get(self.lang):
@@ -114,6 +117,25 @@ class Lexicon:
     def phrase(self, signature: str) -> str | None:
         """The phrase a macro call reads as in this language (its glossary entry), or None."""
         return self.glossary.get(signature, {}).get(self.lang)
+
+    def local(self, name: str) -> str | None:
+        """What a local name ('let NAME = ...', 'as NAME') stands for in this language: the glossary's
+        'local NAME' (a noun: 'number of greeneries placed'), or None."""
+        return self.glossary.get(f"local {name}", {}).get(self.lang) or None
+
+    def local_letter(self, name: str) -> str:
+        """A letter for a local name the glossary gives no word (A, B, ... in the order they are met), so that a
+        language without the name's English spelling can still tell two of them apart."""
+        letters = self.local_letters
+        if name not in letters:
+            n = len(letters)
+            letters[name] = chr(ord("A") + n % 26) + (str(n // 26) if n >= 26 else "")
+        return letters[name]
+
+    def placeholder(self, param: str) -> str | None:
+        """What a macro's parameter ('$what') stands for where the rules show the macro itself, its calls
+        aside: the glossary's '$what' ('resource'), or None."""
+        return self.glossary.get(param, {}).get(self.lang) or None
 
     def param(self, name: str):
         entry = self.voc.params.get(name)

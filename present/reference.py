@@ -36,7 +36,7 @@ from cardsmith.compiler.expand import ACTIVATION, Expander
 
 from . import icons as I
 from .describe import LANGUAGES, Describer
-from .lexicon import SOURCE_LANG
+from .lexicon import SOURCE_LANG, Lexicon
 from .program_shape import (
     _HEADED,
     _body,
@@ -47,8 +47,10 @@ from .program_shape import (
     _single_macro,
     _walk,
 )
+from .text_ir import Word
 
 TIMING_PLACEHOLDER = "T"  # the timing an activation order is read for, in the reference
+SHORT_TITLE = 60  # a game word with no phrase in the language is titled by its text up to this width
 LONG_STEP = 200  # a step of setup or the game flow longer than this (CJK counting double) is split into its parts
 
 # ------------------------------------------------------------------------- timing icons
@@ -232,6 +234,7 @@ class _Builder:
         self.actions: list[str] = []
         self.card_actions: list[tuple[A.Query, str]] = []  # 'choose a card in Z: activate a T ability of it'
         self.shown: set[str] = set()
+        self.untitled = 0  # game words titled by number (no phrase in this language, a long body)
 
     def t(self, name: str, sec: str | None = None) -> str:
         return self.lex.term(name, sec=sec)
@@ -386,7 +389,7 @@ class _Builder:
         counts = {title: self.group_count(members) for title, members in groups}
         index = sorted(cards, key=lambda c: c.name.casefold())
         for sec in sections:
-            _fill_placeholders(sec)
+            _fill_placeholders(sec, self.lex)
         return Reference(self.pack.id, self.pack_name(), self.pack.version, self.lang, self.L, sections, cards,
                          groups, index, self.timing_icons(), counts)
 
@@ -549,10 +552,7 @@ class _Builder:
                                                [Block("parts", items=parts)]))
 
     def action_title(self, sig: str) -> str:
-        phrase = self.lex.phrase(sig)
-        if phrase is None:
-            return sig
-        return self.words.title(phrase)
+        return self.word_title(sig, untitled="untitled_action")
 
     def activation_section(self) -> Section:
         """The activation order as the pack's `activation.order` program says it (for a timing T), each grid it
@@ -560,6 +560,8 @@ class _Builder:
         L = self.L
         act = self.pack.activation
         blocks: list[Block] = []
+        # 'activate $timing abilities' is this section: not again among the game words
+        self.shown |= {sig for sig, m in self.macros.items() if m.name == ACTIVATION}
         order = self.activation_order()
         if order:
             blocks.append(Block("p", text=L["order_for"].format(timing=TIMING_PLACEHOLDER, order=self.program(order))))
@@ -673,10 +675,21 @@ class _Builder:
                 sec.blocks.append(Block("defs", items=[(self.word_title(sig), self.program(body))]))
         return sec
 
-    def word_title(self, sig: str) -> str:
-        """A macro's phrase as a heading, or its signature when it has none ('$n' reads 'N' either way)."""
+    def word_title(self, sig: str, untitled: str = "untitled_word") -> str:
+        """A macro's phrase as a heading, its parameters read as the glossary's '$NAME' words where it gives them
+        ('remove up to N resources'; '$n' reads 'N'). A macro with no phrase: its signature in the language the
+        signatures are written in; in another, what its body says when that is short, else a numbered title
+        (never an English id in Japanese)."""
         phrase = self.lex.phrase(sig)
-        return self.words.title(phrase if phrase is not None else sig)
+        if phrase is None and self.lang != SOURCE_LANG:
+            said = self.program(self.macro_body(sig)).rstrip(" .。")
+            if 0 < _width(said) <= SHORT_TITLE:
+                return self.words.title(said)
+            self.untitled += 1
+            return self.L[untitled].format(n=self.untitled)
+        m = self.macros.get(sig)
+        args = {p: Word(f"${p}") for p in (m.params if m else ())}
+        return self.words.title(self.words.glossary_phrase(phrase, args) if phrase is not None else sig)
 
     def end_section(self, game) -> Section:
         L = self.L
@@ -799,13 +812,16 @@ _CITATION = re.compile(r"\s*\((?:[A-Z]|[\u2460-\u2473][^)]*)\)")
 _PARAM = re.compile(r"\$([a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
 
 
-def placeholder(text: str) -> str:
-    """A macro's parameters as a reader sees them: '$n' is N, '$colour' COLOUR (as X in 'draw X cards')."""
-    return _PARAM.sub(lambda m: m[1].upper(), text)
+def _placeholder(text: str, lex: Lexicon | None = None) -> str:
+    """A macro's parameters as a reader sees them: the glossary's word for '$what' ('resource'), else '$n' is N,
+    '$colour' COLOUR (as X in 'draw X cards')."""
+    return _PARAM.sub(lambda m: (lex.placeholder(m[0]) if lex is not None else None) or m[1].upper(), text)
 
 
-def _fill_placeholders(sec: Section) -> None:
+def _fill_placeholders(sec: Section, lex: Lexicon) -> None:
     """Every '$name' a section's text kept from a macro's signature or body, shown as its placeholder."""
+    placeholder = functools.partial(_placeholder, lex=lex)
+
     def steps(items: list[Step]) -> None:
         for st in items:
             st.text = placeholder(st.text)
@@ -819,7 +835,7 @@ def _fill_placeholders(sec: Section) -> None:
         b.rows = [[placeholder(c) for c in r] for r in b.rows]
         b.items = [(placeholder(k), placeholder(v)) for k, v in b.items]
     for sub in sec.subsections:
-        _fill_placeholders(sub)
+        _fill_placeholders(sub, lex)
 
 
 def _slug(text: str) -> str:

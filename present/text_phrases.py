@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cardsmith.compiler import ast as A
+from cardsmith.compiler.check import BUILTIN_NAMES
 from cardsmith.compiler.unparse import text as unparse
 
 from .lexicon import Lexicon
@@ -147,7 +148,7 @@ class PhrasePlanner:
     def card_ref(self, ref) -> Phrase:
         """'this card', 'it' (also for a $parameter) or 'the NAME' (a card bound to a local name)."""
         if isinstance(ref, A.LocalCard):
-            return P("card-ref.local", name=ref.name)
+            return P("card-ref.local", name=Word(ref.name, "local:card"))
         if isinstance(ref, A.It) and getattr(self, "chosen", None) is not None:
             return self.chosen  # 'a microbe card in your tableau': a choice said as its statement
         if isinstance(ref, A.This):
@@ -157,7 +158,7 @@ class PhrasePlanner:
     def card_owner(self, ref) -> Phrase:
         """Whose stat or condition: 'its', 'this card's', 'the NAME's'."""
         if isinstance(ref, A.LocalCard):
-            return P("card-owner.local", name=ref.name)
+            return P("card-owner.local", name=Word(ref.name, "local:card"))
         return P("card-owner.this") if isinstance(ref, A.This) else self.it_ref("card-owner.it")
 
     # the noun 'it' stands for where it is a card of a zone the glossary names its cards for (`zone_noun`)
@@ -179,7 +180,7 @@ class PhrasePlanner:
         if ref is None:
             return P("owner.default." + ("player" if self.lex.zone_owner(zone) == "player" else "shared"))
         if ref.kind == "local":  # a player bound to a name: 'the rival's hand'
-            return P("owner.local", name=ref.name)
+            return P("owner.local", name=Word(ref.name, "local:player"))
         return P(f"owner.{ref.kind}", name=self.seat(ref))
 
     def seat(self, ref: A.PlayerRef) -> Word | None:
@@ -392,7 +393,7 @@ class PhrasePlanner:
         if ref is None:
             return P("player.you")
         if ref.kind == "local":
-            return P("player.local", name=ref.name)
+            return P("player.local", name=Word(ref.name, "local:player"))
         return P(f"player.{ref.kind}", kind=ref.kind, name=self.seat(ref))
 
     # ---------------------------------------------------------------- expressions
@@ -425,7 +426,16 @@ class PhrasePlanner:
             return P("param-list", name=Word(e.name), values=[str(x) for x in v])
         if e.name == "player-count":
             return P("player-count")
-        return P("value.resource", name=Word(e.name)) if self.lex.is_resource(e.name) else Word(e.name)
+        if self.lex.is_resource(e.name):
+            return P("value.resource", name=Word(e.name))
+        if self.is_local(e.name):  # a number the program named: what the glossary says it is, never its name
+            return P("local", name=Word(e.name, "local:number"))
+        return Word(e.name)
+
+    def is_local(self, name: str) -> bool:
+        """A name in a value that is none of the pack's words (the checker allows only a local name there)."""
+        lex = self.lex
+        return not (name in lex.kind or name in lex.voc.player_flags or name in BUILTIN_NAMES or name.startswith("$"))
 
     def e_Param(self, e: A.Param) -> str:
         return f"${e.name}"

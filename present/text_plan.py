@@ -230,6 +230,8 @@ class Planner(PlayerPhrases, PhrasePlanner):
             return str(a.value)
         if a.kind == "word":
             c = self.const(A.Name(str(a.value)))
+            if c is None and self.is_local(str(a.value)):  # a number the caller named ('gaia grows cards-gained')
+                return P("local", name=Word(str(a.value), "local:number"))
             return str(c) if c is not None else Word(str(a.value))
         if a.kind == "upto":
             return P("up-to", n=self.number(a.value))
@@ -489,7 +491,7 @@ class Planner(PlayerPhrases, PhrasePlanner):
 
     def as_name(self, s) -> Phrase | None:
         """'as NAME' on a loop or a choice: the card is also 'the NAME' in its body."""
-        return P("as-name", name=s.name) if getattr(s, "name", None) else None
+        return P("as-name", name=Word(s.name, "local:card")) if getattr(s, "name", None) else None
 
     def s_AsSoonAs(self, s: A.AsSoonAs) -> Clause:
         cards = self.query(s.query, plural=False) if s.query is not None else None
@@ -500,7 +502,9 @@ class Planner(PlayerPhrases, PhrasePlanner):
         return self.clause(P("open-window", window=Word(s.name)))
 
     def s_Let(self, s: A.Let) -> Clause:
-        return self.clause(P("let", name=s.name, value=self.value(s.value)))
+        kind = "player" if isinstance(s.value, A.PlayerRef) else \
+            "card" if isinstance(s.value, A.It | A.This | A.LocalCard) else "number"
+        return self.clause(P("let", name=P("local", name=Word(s.name, f"local:{kind}")), value=self.value(s.value)))
 
     def s_Repeat(self, s: A.Repeat) -> Clause:
         if s.kind == "times" and self.const(s.value) == 1:

@@ -46,11 +46,11 @@ class PlayerPhrases:
         return self.player(e)
 
     def named_player(self, name: str) -> Phrase:
-        return P("player.local", name=name)
+        return P("player.local", name=Word(name, "local:player"))
 
     def s_ChoosePlayer(self, s: A.ChoosePlayer) -> Clause:
         return self.clause(P("choose-player", who=self.player_pick(s.other, s.filters, choose=True),
-                             named=P("as-name", name=s.name), body=self.body(s.body)), False)
+                             named=P("as-name", name=Word(s.name, "local:player")), body=self.body(s.body)), False)
 
     def scoped_players(self, s: A.Scoped) -> Clause:
         """A scope over a chosen player, a named one, or every player at once."""

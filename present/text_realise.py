@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 import yaml
 
 from .lexicon import Lexicon
-from .text_ir import Body, Clause, Phrase, Points, Verb, Word
+from .text_ir import Body, Clause, P, Phrase, Points, Verb, Word
 
 LANG_DIR = Path(__file__).parent / "lang"
 _SLOT = re.compile(r"\{([a-z0-9_-]+)(?:@([a-z-]+))?((?:\|[a-z0-9_-]+)*)\}")
@@ -115,6 +115,8 @@ class Realiser:
         if isinstance(value, Clause):
             return self.phrase(value.phrase, form)
         if isinstance(value, Word):
+            if value.sec is not None and value.sec.startswith("local:"):
+                return self.local(value)
             return self.counter(value) if form == "counter" else self.lex.term(value.name, value.plural, value.sec)
         if isinstance(value, Body):
             return self.inline(value.clauses)
@@ -170,6 +172,15 @@ class Realiser:
         return text.replace(slot, self.text(arg.slots["value"]))
 
     # ---------------------------------------------------------------- words
+    def local(self, w: Word) -> str:
+        """A local name (`Word(NAME, "local:KIND")`, KIND number, card or player): the glossary's 'local NAME',
+        else what the language calls an unnamed one ('number placed'; Japanese 数A, not the English name)."""
+        word = self.lex.local(w.name)
+        if word:
+            return word
+        kind = w.sec.partition(":")[2] if w.sec else "number"
+        return self.phrase(P(f"local-word.{kind}", name=self.lex.spell(w.name), letter=self.lex.local_letter(w.name)))
+
     def counter(self, w: Word) -> str:
         return self.lex.counter(w.name, self.data.get("counter", ""))
 

@@ -211,7 +211,7 @@ def test_source_text_reads_a_decisions_effect_language_as_the_pack_words_it(comp
 
 NEW_FORMS = {  # ability (green) -> its English text
     "for each card in hand with kind tree: let picked = it, move the picked to discard":
-        "For each tree card in your hand, let picked be it and move the picked to the discard.",
+        "For each tree card in your hand, let the picked be it and move the picked to the discard.",
     "choose a card in tableau as pick: gain count(card in the zone of the pick) coin":
         "Choose a card in your tableau (the pick), then gain 1 coin per card in the zone of the pick.",
     "gain (if count(card in hand) > 2 then 1 else 2) coin":
@@ -240,8 +240,9 @@ def test_local_names_automa_seats_and_conditional_values_read_in_every_language(
     for i, text in enumerate(NEW_FORMS.values()):
         assert en.ability(f"c{i}", "green") == text
     assert ja.ability("c6", "green") == "カラスは、soilを1個獲得する。"
+    # a local name the glossary gives no word is a letter in Japanese, never its English name
     assert ja.ability("c1", "green") == \
-        "自分のtableauのカード（以下「pick」）を1枚選び、「pick」のある置き場のカード1枚につき、coinを1個獲得する。"
+        "自分のtableauのカード（以下「カードA」）を1枚選び、「カードA」のある置き場のカード1枚につき、coinを1個獲得する。"
     for d in (en, ja):
         for card in res.pack.cards:
             assert all(a.text for a in d.card(card))
