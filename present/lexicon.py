@@ -74,7 +74,12 @@ class Lexicon:
         A trait's value (`sec` 'trait:TRAIT') reads as the glossary's 'TRAIT=VALUE' where there is one, so a
         tag keeps apart from a resource of the same name (Terraforming Mars: 植物タグ, the plant tag; 植物)."""
         if name.startswith("$"):  # a macro's parameter (the reference's game words): its glossary word, or as it is
-            return self.placeholder(name) or name
+            word = self.placeholder(name)
+            if word is None:
+                return name
+            if plural and self.plural_rule is not None:
+                return self.glossary[name].get(f"{self.lang}-plural") or self.plural_rule(word)
+            return word
         if sec is not None and sec.startswith("trait:"):
             value = self.glossary.get(f"{sec[6:]}={name}", {})
             if value.get(self.lang):

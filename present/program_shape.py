@@ -31,8 +31,9 @@ def _walk(node, into_macros: bool = True):
                 yield from _walk(v, into_macros)
 
 
-# statements with a header and a body of steps: each player, for each card, repeat, a cost and what it buys, if
-_HEADED = (A.Scoped, A.ForEach, A.Repeat, A.Costed, A.If)
+# statements with a header and a body of steps: each player, for each card, repeat, a cost and what it buys, if,
+# a card chosen and what is done with it
+_HEADED = (A.Scoped, A.ForEach, A.Repeat, A.Costed, A.If, A.ChooseCard)
 
 
 def _does_nothing(stmt) -> bool:

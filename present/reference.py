@@ -340,6 +340,9 @@ class _Builder:
         """What a statement says before its body ('Each player:', 'For each land card in the Mars map:')."""
         empty = dataclasses.replace(stmt, then=()) if isinstance(stmt, A.If) else dataclasses.replace(stmt, body=())
         text = self.program((empty,)).rstrip(" .,:;、。：")
+        then = str(self.words.data.get("then", "")).strip(" ,")  # 'Choose a card ..., then' says its steps next
+        if then and text.endswith(" " + then):
+            text = text[:-len(then)].rstrip(" ,")
         return self.words.labelled(text, "").rstrip()
 
     def phrased_groups(self, stmt) -> list[A.Group]:
@@ -447,7 +450,8 @@ class _Builder:
             rows = [[self.lex.piece(n), self.describe_entry(v)] for n, v in self.pack.pieces.items()]
             sub.append(Section("pieces", L["pieces"], [_table(head=[L["name"], ""], rows=rows)]))
         if self.pack.traits:
-            rows = [[self.t(n), self.series(self.t(v) for v in vals)] for n, vals in self.pack.traits.items()]
+            rows = [[self.t(n), self.series(self.t(v, f"trait:{n}") for v in vals)]
+                    for n, vals in self.pack.traits.items()]
             sub.append(Section("traits", L["traits"], [_table(head=[L["name"], L["values"]], rows=rows)]))
         if self.pack.stats:
             rows = [[self.lex.stat(n), self.describe_entry(self.voc.stats[n].value or {})] for n in self.pack.stats]
@@ -694,7 +698,11 @@ class _Builder:
     def end_section(self, game) -> Section:
         L = self.L
         sec = Section("end", L["end"])
-        conds = [n.value for n in _walk(game) if isinstance(n, A.Repeat) and n.kind in ("until", "while")]
+        # the game loop's stop: 'until C' ends when C; 'while C' when C no longer holds ('while true': never, the
+        # game ends by 'end game' in a rule below)
+        loops = [n for n in _walk(game) if isinstance(n, A.Repeat) and n.kind in ("until", "while")][:1]
+        conds = [n.value if n.kind == "until" else A.Not(n.value) for n in loops
+                 if not (n.kind == "while" and isinstance(n.value, A.Bool))]
         counters: set[str] = set()
         for c in conds[:1]:
             sec.blocks.append(Block("p", text=L["game_ends"].format(cond=self.d.cond(c))))
@@ -718,8 +726,8 @@ class _Builder:
         A body whose text says nothing (statements players never see) adds nothing."""
         body = tuple(s for s in _flatten(body) if not isinstance(s, A.Nothing))
         text = self.program(body) if body else ""
-        if not text:
-            return
+        if not text or text.rstrip(" .。").casefold() == title.rstrip(" .。").casefold():
+            return  # says nothing, or only its own title again
         steps = self.steps(body) if _width(text) > LONG_STEP else []
         if len(steps) > 1 or (steps and steps[0].children):
             blocks.append(Block("procedure", text=title, ordered=True, steps=steps))
@@ -783,7 +791,7 @@ class _Builder:
                                      TimingIcon("requires", a.label, "requires", [REQUIRES_COLOUR], "!",
                                                 I.REQUIRES_SHAPE), a.text)
                          for a in self.card_d.card(c)]
-            traits = [self.t(v) for vals in c.traits.values() for v in vals]
+            traits = [self.t(v, f"trait:{k}") for k, vals in c.traits.items() for v in vals]  # a tag, not a resource
             stats = [(self.lex.stat(k), v) for k, v in c.stats.items() if k != "cost"]
             back = by_id.get(c.back) if c.back else None
             entry = CardEntry(
@@ -815,7 +823,12 @@ _PARAM = re.compile(r"\$([a-z][a-z0-9]*(?:-[a-z0-9]+)*)")
 def _placeholder(text: str, lex: Lexicon | None = None) -> str:
     """A macro's parameters as a reader sees them: the glossary's word for '$what' ('resource'), else '$n' is N,
     '$colour' COLOUR (as X in 'draw X cards')."""
-    return _PARAM.sub(lambda m: (lex.placeholder(m[0]) if lex is not None else None) or m[1].upper(), text)
+    def said(m: re.Match) -> str:
+        word = (lex.placeholder(m[0]) if lex is not None else None) or m[1].upper()
+        # a letter run into the next word reads apart from it ('N M€', not 'NM€')
+        return word + " " if re.match(r"[A-Za-z]", text[m.end():m.end() + 1]) else word
+
+    return _PARAM.sub(said, text)
 
 
 def _fill_placeholders(sec: Section, lex: Lexicon) -> None:

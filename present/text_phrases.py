@@ -784,6 +784,8 @@ class PhrasePlanner:
             return P("cond.true" if e.value else "cond.false")
         if isinstance(e, A.Attr | A.CardIs | A.Can | A.HasRank):
             return self.value(e)
+        if isinstance(e, A.MacroValue) and self.is_bool(e.value):  # a named condition ('every player has passed')
+            return P("cond.named", name=Word(e.name)) if self.lex.has(e.name) else self.cond(e.value)
         return P("cond.nonzero", value=self.value(e))
 
     def held_together(self, e: A.BinOp) -> Phrase | None:

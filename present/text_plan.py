@@ -231,7 +231,7 @@ class Planner(PlayerPhrases, PhrasePlanner):
         if a.kind == "word":
             c = self.const(A.Name(str(a.value)))
             if c is None and self.is_local(str(a.value)):  # a number the caller named ('gaia grows cards-gained')
-                return P("local", name=Word(str(a.value), "local:number"))
+                return P("call-value", value=P("local", name=Word(str(a.value), "local:number")))
             return str(c) if c is not None else Word(str(a.value))
         if a.kind == "upto":
             return P("up-to", n=self.number(a.value))
@@ -255,7 +255,8 @@ class Planner(PlayerPhrases, PhrasePlanner):
         if isinstance(e, A.VarX):
             return P("x")
         if isinstance(e, A.Name) and not self.lex.is_resource(e.name) and not self.lex.is_counter(e.name):
-            return self.value(e)  # a word the call passes on (a timing, a zone)
+            # a word the call passes on (a timing, a zone), or a number the caller named (fitted as a value)
+            return P("call-value", value=self.value(e)) if self.is_local(e.name) else self.value(e)
         if isinstance(e, A.BinOp) and e.op == "*":
             k, rest = (self.const(e.left), e.right) if self.const(e.left) is not None else (self.const(e.right), e.left)
             if k is not None and self.has_unit(rest):
@@ -274,11 +275,14 @@ class Planner(PlayerPhrases, PhrasePlanner):
         if not self.lex.is_internal(name):
             return None
         key = f"{verb} $n {name}" if verb != "set" else f"set {name} to $n"
-        phrase = self.lex.phrase(key)
+        n = amount if isinstance(amount, str) else self.number(amount)
+        # the phrase for this very number first ('set first-action-due to 1'), then for any
+        phrase = (self.lex.phrase(key.replace("$n", n)) if isinstance(n, str) else None) or self.lex.phrase(key)
         if phrase is None:
             return None  # said as it is: the text-quality test names the internal counter it shows
-        n = amount if isinstance(amount, str) else self.number(amount)
-        return self.clause(P("glossary-phrase", text=phrase, args={"n": n}))
+        # a computed amount fits the phrase's words ('take cards equal to its card value')
+        arg = n if isinstance(n, str) else P("call-value", value=n)
+        return self.clause(P("glossary-phrase", text=phrase, args={"n": arg}))
 
     def s_Gain(self, s: A.Gain) -> Clause:
         said = self.bookkeeping("gain", s.resource, s.amount.value) if s.amount.value is not None else None
@@ -516,11 +520,22 @@ class Planner(PlayerPhrases, PhrasePlanner):
             one = ".one" if self.const(s.value) == 1 else ""
             return self.clause(P(f"repeat.{'times' if s.kind == 'times' else 'upto'}{one}", n=self.number(s.value),
                                  body=body), False)
+        if s.kind == "while" and isinstance(s.value, A.Bool) and s.value.value:  # 'while true': until 'end game'
+            return self.clause(P("repeat.forever", body=body), False)
         return self.clause(P(f"repeat.{'until' if s.kind == 'until' else 'while'}", cond=self.cond(s.value),
                              body=body), False)
 
     def s_ChooseOne(self, s: A.ChooseOne) -> Clause:
+        rest = tuple(o for o in s.options if not self.says_nothing(o))
+        if rest and len(rest) < len(s.options):  # 'choose one: do nothing | X' is 'you may X'
+            inner = A.Group(rest[0]) if len(rest) == 1 else A.ChooseOne(rest, s.span)
+            return self.s_May(A.May(inner, s.span))
         return self.clause(P("choose-one", options=[self.body(o) for o in s.options]), False)
+
+    def says_nothing(self, body) -> bool:
+        """An option that does nothing and says so only by 'do nothing' (a call with a phrase says something)."""
+        return all(isinstance(x, A.Nothing) or (isinstance(x, A.Group) and not self.uses_phrase(x)
+                                                and self.says_nothing(x.body)) for x in body)
 
     def s_ChooseCard(self, s: A.ChooseCard) -> Clause:
         folded = self.chosen_target(s)
