@@ -222,6 +222,9 @@ NEW_FORMS = {  # ability (green) -> its English text
     "each opponent: gain 1 soil": "Each opponent gains 1 soil.",
     "each other player: gain 1 soil": "Each other player gains 1 soil.",
     "automa crow: gain 1 soil": "The Crow gains 1 soil.",
+    # a choice one of whose options does nothing is an optional effect, not 'choose one: do nothing; or ...'
+    "choose one: nothing | gain 1 coin": "You may gain 1 coin.",
+    "choose one: gain 2 coin | nothing | gain 1 soil": "You may choose one: gain 2 coins; or gain 1 soil.",
 }
 
 
@@ -240,6 +243,7 @@ def test_local_names_automa_seats_and_conditional_values_read_in_every_language(
     for i, text in enumerate(NEW_FORMS.values()):
         assert en.ability(f"c{i}", "green") == text
     assert ja.ability("c6", "green") == "カラスは、soilを1個獲得する。"
+    assert ja.ability("c7", "green") == "coinを1個獲得してもよい。"
     # a local name the glossary gives no word is a letter in Japanese, never its English name
     assert ja.ability("c1", "green") == \
         "自分のtableauのカード（以下「カードA」）を1枚選び、「カードA」のある置き場のカード1枚につき、coinを1個獲得する。"
