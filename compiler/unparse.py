@@ -57,8 +57,23 @@ def _body(b) -> str:
     return ", ".join(text(s) for s in b)
 
 
+# How tightly each operator binds, as the grammar parses them: a weaker operand is bracketed, so that the text
+# parses back to the same tree ('(difficulty - 1) / 2' is not 'difficulty - 1 / 2').
+_BINDS = {"or": 1, "and": 2, "=": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3, "+": 4, "-": 4, "*": 5, "/": 5,
+          "%": 5}
+
+
 def _bin(e: A.BinOp) -> str:
-    return f"{_paren(e.left)} {e.op} {_paren(e.right)}"
+    mine = _BINDS.get(e.op, 0)
+
+    def side(x, right: bool) -> str:
+        if isinstance(x, A.BinOp):
+            theirs = _BINDS.get(x.op, 0)
+            if theirs < mine or (right and theirs == mine and e.op not in ("and", "or")):
+                return f"({text(x)})"
+        return _paren(x)
+
+    return f"{side(e.left, False)} {e.op} {side(e.right, True)}"
 
 
 def _paren(e) -> str:

@@ -695,7 +695,8 @@ class PhrasePlanner:
         return isinstance(e, A.Name) and self.lex.is_internal(e.name)
 
     def operand(self, e) -> Phrase:
-        return P("operand" + (".compound" if isinstance(e, A.BinOp) else ""), value=self.value(e))
+        compound = isinstance(e, A.BinOp) and self.const(e) is None  # a sum of constants reads as its number
+        return P("operand" + (".compound" if compound else ""), value=self.value(e))
 
     def e_Not(self, e: A.Not) -> Phrase:
         return self.cond(e)
