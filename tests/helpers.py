@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from cardsmith.compiler.diagnostics import Diagnostics, render_text
@@ -22,3 +23,15 @@ def run_scenario(tmp_path: Path, scenario: dict, pack: str | Path = VMTEST) -> O
     assert not diags.items, render_text(diags.items)
     assert len(outs) == 1
     return outs[0]
+
+
+def weasyprint_module():
+    """WeasyPrint, or None where it (or the Pango library it needs) is not installed."""
+    try:
+        import weasyprint
+    except (ImportError, OSError):
+        return None
+    return weasyprint
+
+
+needs_pdf = pytest.mark.skipif(weasyprint_module() is None, reason="weasyprint is not installed (the 'pdf' extra)")

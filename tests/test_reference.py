@@ -20,18 +20,7 @@ from cardsmith.present.reference import build_reference, timing_colours, timing_
 from cardsmith.present.render import render_html, render_markdown, render_rst, render_sheets_html, sheet_pages
 from cardsmith.present.text_english import EnglishRealiser
 from cardsmith.present.text_realise import language_data
-from helpers import ROOT
-
-
-def _weasyprint():
-    try:
-        import weasyprint
-    except (ImportError, OSError):
-        return None
-    return weasyprint
-
-
-needs_pdf = pytest.mark.skipif(_weasyprint() is None, reason="weasyprint is not installed (the 'pdf' extra)")
+from helpers import ROOT, needs_pdf, weasyprint_module
 
 EVIL = "<script>alert(1)</script>"
 
@@ -144,7 +133,7 @@ def test_sheet_layout_pages(earth):
 
 @needs_pdf
 def test_sheets_pdf_page_count(evil_pack, tmp_path):
-    weasyprint = _weasyprint()
+    weasyprint = weasyprint_module()
     res = compile_pack(evil_pack)
     cards = len(res.pack.cards)
     for backs in (False, True):

@@ -17,20 +17,11 @@ from cardsmith.compiler.pipeline import compile_pack
 from cardsmith.present import icons
 from cardsmith.present.reference import build_reference
 from cardsmith.present.render import board_tables, render_html, render_sheets_html, sheet_cards
-from helpers import ROOT
+from helpers import ROOT, needs_pdf, weasyprint_module
 
 MM_PER_PX = 25.4 / 96
 
 
-def _weasyprint():
-    try:
-        import weasyprint
-    except (ImportError, OSError):
-        return None
-    return weasyprint
-
-
-needs_pdf = pytest.mark.skipif(_weasyprint() is None, reason="weasyprint is not installed (the 'pdf' extra)")
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +101,7 @@ def test_the_other_side_of_a_double_sided_card_is_a_whole_face(earth_ref):
 @needs_pdf
 def test_a_back_face_prints_as_wide_as_its_front(earth_ref):
     """Laid out by the PDF engine: the other side keeps its 16 mm art band and its full-width text box."""
-    weasyprint = _weasyprint()
+    weasyprint = weasyprint_module()
     ref, _ = _double_sided(earth_ref, 2)
     html, _ = render_sheets_html(ref, backs=True)
     doc = weasyprint.HTML(string=html).render()
