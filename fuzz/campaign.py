@@ -61,12 +61,26 @@ def _limit_memory(mb: int) -> int:
     except (OSError, ValueError):
         return 0
     cap = vsz + mb * 1_000_000
-    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]  # the soft limit only: a hard one could not be raised again
+    resource.setrlimit(resource.RLIMIT_AS, (cap if hard == resource.RLIM_INFINITY else min(cap, hard), hard))
     return cap // 1_000_000
 
 
 def worker(args: tuple) -> dict:
-    """Cases worker_index, worker_index + jobs, ... of the run, in this process."""
+    """Cases worker_index, worker_index + jobs, ... of the run, in this process, which is left as it was found:
+    with --jobs 1 this is the caller's own process (a test's, say), and a capped address space left behind
+    kills the next program it starts (Chromium aborts at once)."""
+    limit = resource.getrlimit(resource.RLIMIT_AS)
+    environ = dict(os.environ)
+    try:
+        return _run_cases(args)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, limit)
+        os.environ.clear()
+        os.environ.update(environ)
+
+
+def _run_cases(args: tuple) -> dict:
     index, jobs, first, inputs, seed, out, hang, memory, scratch_root = args
     os.environ["CARDSMITH_CACHE"] = str(Path(scratch_root) / f"cache-{index}")
     os.environ.setdefault("COLUMNS", "100")

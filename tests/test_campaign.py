@@ -52,3 +52,17 @@ def test_slices_add_up_to_one_summary(tmp_path, capsys):
     assert whole["inputs"] == 10 and whole["findings"] == 2 and whole["per_target"] == {"validate": 10}
     assert whole["exit_codes"] == {"validate 1": 10} and whole["worker_peak_rss_mb"] == 120
     assert whole["slowest_case_seconds"] == 5.5 and whole["slices"] == [[1, 0, 4], [1, 4, 6]]
+
+
+def test_a_run_in_this_process_leaves_it_as_it_was(tmp_path, capsys):
+    """--jobs 1 runs the cases in the caller's process under a memory cap: the cap and the environment are
+    undone afterwards (a cap left behind made the next test's Chromium abort at start)."""
+    import os
+    import resource
+
+    campaign = _campaign()
+    limit, environ = resource.getrlimit(resource.RLIMIT_AS), dict(os.environ)
+    campaign.main(["--first", "0", "--inputs", "1", "--jobs", "1", "--seed", "3",
+                   "--out", str(tmp_path / "findings"), "--json", str(tmp_path / "s.json")])
+    assert resource.getrlimit(resource.RLIMIT_AS) == limit
+    assert dict(os.environ) == environ

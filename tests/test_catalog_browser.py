@@ -22,7 +22,9 @@ from cardsmith.catalog.fields import search_index
 from cardsmith.catalog.query import QueryErrors, run
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+# --disable-dev-shm-usage: a container's /dev/shm may be small (CI's is mounted twice, which defeats the
+# Debian launcher's own check for it), and Chromium aborts when it runs out there.
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 LATENCY_FILE = Path(tempfile.gettempdir()) / "cardsmith-site-search-latency.json"
 EARTH, TM = "earth", "terraforming-mars-corporate-era"
@@ -34,9 +36,18 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None,
 @pytest.fixture(scope="module")
 def browser():
     sync_api = pytest.importorskip("playwright.sync_api", reason="needs the playwright package (the dev extra)")
-    with sync_api.sync_playwright() as p, tempfile.TemporaryDirectory(prefix="cardsmith-chromium-") as profile:
-        ctx = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=ARGS, headless=True,
-                                                   viewport={"width": 1280, "height": 900})
+    with sync_api.sync_playwright() as p, tempfile.TemporaryDirectory(prefix="cardsmith-chromium-") as root:
+        ctx = None
+        for attempt in range(2):  # a browser that dies while starting (seen once in CI) gets one more start
+            try:
+                ctx = p.chromium.launch_persistent_context(str(Path(root) / f"profile-{attempt}"),
+                                                           executable_path=CHROMIUM, args=ARGS, headless=True,
+                                                           viewport={"width": 1280, "height": 900})
+                break
+            except sync_api.Error as e:
+                if attempt == 1:
+                    raise
+                print(f"Chromium did not start, starting it once more: {e}")
         yield ctx
         ctx.close()
 
