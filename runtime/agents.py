@@ -67,7 +67,7 @@ class GreedyAgent:
             return self.rng.choice(candidates)  # what it cannot see changes what it may do: it cannot judge
         best, best_value = [], None
         for i in candidates:
-            trial = sample.clone(silent=True)
+            trial = sample.clone(silent=True, fork=True)
             trial.decide(i)
             if self.horizon:
                 play_on(trial, obs.seat, self.rng, self.horizon)

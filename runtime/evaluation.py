@@ -27,7 +27,7 @@ def score_now(game: Game, in_place: bool = False) -> list[int]:
     `in_place` the game's own state takes the scoring (for a copy about to be thrown away)."""
     if game.phase == "done":
         return game.totals()
-    st = game.state if in_place else game.state.clone()
+    st = game.state if in_place else game.state.fork()  # scoring changes only what it scores
     vm = VM(game.pack, st, game.vm.linker, None)
     for step in game.pack.scoring:
         lc = vm.linker.link(step["code"])

@@ -185,7 +185,7 @@ class Game:
 
     def estimate(self, seat: int) -> int:
         """The seat's score if the game were scored now (for agents); changes nothing."""
-        trial = self.state.clone()
+        trial = self.state.fork()
         vm = VM(self.pack, trial, self.vm.linker, None)
         for step in self.pack.scoring:
             if seat in scored_seats(step, trial):
@@ -193,11 +193,13 @@ class Game:
         return sum(trial.scores[seat].values())
 
     # ------------------------------------------------------------ copies and logs
-    def clone(self, silent: bool = False) -> Game:
+    def clone(self, silent: bool = False, fork: bool = False) -> Game:
+        """A copy of the game. With `fork` the copy shares the cards until it changes one (GameState.fork): much
+        cheaper for a look-ahead, which must then be done with the copy before this game changes again."""
         g = Game.__new__(Game)
         g.pack, g.n, g.seed, g.params = self.pack, self.n, self.seed, self.params
         g.agents = self.agents
-        g.state = self.state.clone()
+        g.state = self.state.fork() if fork else self.state.clone()
         g.events = None if silent or self.events is None else list(self.events)
         hashed = getattr(self, "_hashed", None)
         g._hashed = None if g.events is None or hashed is None else (hashed[0], hashed[1].copy(), hashed[2])

@@ -192,7 +192,9 @@ class Observation:
     def sample(self, rng: random.Random) -> Game:
         """A copy of the game, dealt again where the seat cannot see (see the module's docstring), standing at
         the same decision, asked again of the copy (its options are worked out from the copy's cards)."""
-        g = self._game.clone(silent=True)
+        # a fork: the game does not change while its seat's agent decides, and a sample copies only the cards
+        # the deal or the look-ahead changes
+        g = self._game.clone(silent=True, fork=True)
         st = g.state
         cards = st.cards
         groups, piles = self._hidden_cards()
@@ -200,7 +202,8 @@ class Observation:
             defns = defns.copy()
             rng.shuffle(defns)
             for cid, d in zip(group, defns, strict=True):
-                cards[cid].defn = d
+                if cards[cid].defn != d:
+                    st.writable(cid).defn = d
         for key, places in piles:  # the order of a pile where the seat cannot see it
             zone = st.zones[key]
             cids = [zone[i] for i in places]

@@ -75,3 +75,29 @@ def test_looking_two_turns_ahead_plays_deterministically(compiled):
     p = compiled("birdscaping")
     runs = [opening(p, 9, [SearchAgent(4, iterations=6, turns=2), GreedyAgent(5)]) for _ in range(2)]
     assert runs[0].log_lines() == runs[1].log_lines() and runs[0].agents[0].spent > 0
+
+
+def _picture(game: Game) -> tuple:
+    """Everything a look-ahead could wrongly change in the game it looks at."""
+    st = game.state
+    cards = tuple((c.id, c.defn, c.zone, c.seat, c.pos, tuple(sorted(c.pieces.items())), tuple(sorted(c.flags)),
+                   c.face_down) for c in st.cards)
+    return (cards, sorted(st.zones.items()), [sorted(c.items()) for c in st.counters], sorted(st.globals.items()),
+            [sorted(s.items()) for s in st.scores], st.rng.getstate(), sorted(st.known.items()), st.turn,
+            len(game.decisions))
+
+
+@pytest.mark.parametrize("pack", ["earth", "terraforming-mars", "living-forest", "birdscaping"])
+def test_looking_ahead_leaves_the_game_as_it_was(pack, compiled):
+    """The agents look ahead on copies that share the game's cards until they change one (GameState.fork): a
+    change that missed the copy-on-write would land in the real game. After every answer, the game is what it
+    was before the agent was asked."""
+    game = Game(compiled(pack), 2, 3, [make_agent("search:6", 1), GreedyAgent(2)])
+    for _ in range(60):
+        d = game.advance()
+        if d is None:
+            break
+        before = _picture(game)
+        choice = game.ask(d)
+        assert _picture(game) == before, f"asking seat {d.seat} '{d.prompt}' changed the game"
+        game.decide(choice)
