@@ -199,16 +199,12 @@ class Observation:
         cards = st.cards
         groups, piles = self._hidden_cards()
         for group, defns in groups:
-            defns = defns.copy()
-            rng.shuffle(defns)
-            for cid, d in zip(group, defns, strict=True):
+            for cid, d in zip(group, _shuffled(rng, defns), strict=True):
                 if cards[cid].defn != d:
                     st.writable(cid).defn = d
         for key, places in piles:  # the order of a pile where the seat cannot see it
             zone = st.zones[key]
-            cids = [zone[i] for i in places]
-            rng.shuffle(cids)
-            for i, cid in zip(places, cids, strict=True):
+            for i, cid in zip(places, _shuffled(rng, [zone[i] for i in places]), strict=True):
                 zone[i] = cid
         st.rng = random.Random(rng.getrandbits(64))
         if g.vm.at_once is not None:
@@ -228,6 +224,13 @@ class Observation:
         from .evaluation import score_now
 
         return score_now(self.sample(rng or random.Random(0)))
+
+
+def _shuffled(rng: random.Random, items: list) -> list:
+    """`items` in a random order, every order equally likely: sorted by a random number each (one C call per
+    item, where `random.shuffle` makes several Python calls per item; a sample deals a whole deck)."""
+    r = rng.random
+    return sorted(items, key=lambda _: r())
 
 
 def _redeal_at_once(ao, st: GameState, groups, rng: random.Random) -> None:
