@@ -109,8 +109,8 @@ class JapaneseRealiser(Realiser):
         return f"（{text}）"
 
     def f_operand(self, text: str, raw) -> str:
-        """An operand of arithmetic: bracketed unless a number or X."""
-        return text if text.lstrip("-").isdigit() or text == "X" else f"（{text}）"
+        """An operand of arithmetic: bracketed unless a number, X or one word (a rule option: 難易度−1)."""
+        return text if text.lstrip("-").isdigit() or text == "X" or isinstance(raw, Word) else f"（{text}）"
 
     def f_tally(self, text: str, raw) -> str:
         """How many, from a counter word: '枚' -> '枚数' (カードの枚数), any other -> '数' (マスの数)."""

@@ -36,6 +36,9 @@ class PhrasePlanner:
     def __init__(self, lex: Lexicon, fallbacks: list | None = None) -> None:
         self.lex = lex
         self.fallbacks = fallbacks if fallbacks is not None else []
+        # inside a division of a rule option ('(difficulty - 1) / 2'), options read by name: their values folded
+        # in would state the default's result ('1 ÷ 2') as if it were the rule
+        self.named_params = False
 
     def value(self, e) -> Any:
         f = getattr(self, "e_" + type(e).__name__, None)
@@ -59,7 +62,7 @@ class PhrasePlanner:
             return -v if v is not None else None
         if isinstance(e, A.Name):
             v = self.lex.param(e.name)
-            return v if isinstance(v, int) and not isinstance(v, bool) else None
+            return v if isinstance(v, int) and not isinstance(v, bool) and not self.named_params else None
         if isinstance(e, A.BinOp) and e.op in ("+", "-", "*"):
             a, b = self.const(e.left), self.const(e.right)
             if a is None or b is None:
@@ -421,7 +424,7 @@ class PhrasePlanner:
     def e_Name(self, e: A.Name) -> Any:
         v = self.lex.param(e.name)
         if isinstance(v, int) and not isinstance(v, bool):
-            return str(v)
+            return Word(e.name) if self.named_params else str(v)
         if isinstance(v, list):
             return P("param-list", name=Word(e.name), values=[str(x) for x in v])
         if e.name == "player-count":
@@ -578,8 +581,20 @@ class PhrasePlanner:
         summed = self.summed_terms(e)
         if summed is not None:
             return summed
+        if e.op == "/" and not self.named_params and self.mentions_param(e):
+            self.named_params = True
+            try:
+                return self.e_BinOp(e)
+            finally:
+                self.named_params = False
         return P(f"arith.{_ARITH_NAMES.get(e.op, e.op)}", op=e.op, left=self.operand(e.left),
                  right=self.operand(e.right))
+
+    def mentions_param(self, e) -> bool:
+        if self.is_param(e):
+            return True
+        return isinstance(e, A.BinOp | A.Neg) and any(self.mentions_param(x) for x in
+                                                      ((e.left, e.right) if isinstance(e, A.BinOp) else (e.operand,)))
 
     @staticmethod
     def joined_count(e):

@@ -251,3 +251,14 @@ def test_local_names_automa_seats_and_conditional_values_read_in_every_language(
         for card in res.pack.cards:
             assert all(a.text for a in d.card(card))
         assert d.fallbacks == []
+
+
+def test_a_rule_option_in_a_division_reads_by_name(compiled):
+    """Gaia's row of action spaces is (difficulty - 1) / 2 (seeds/000 ソロモード: ガイアが得る利益は選んだ難易度
+    によって異なる): the reference gives the rule, not its value at the default difficulty ('1 ÷ 2')."""
+    en = Describer(compiled("earth-gaia"), "en", mode="rules")
+    ja = Describer(compiled("earth-gaia"), "ja", mode="rules")
+    text_en = str(en.macro_body("gaia follows the blue action"))
+    text_ja = str(ja.macro_body("gaia follows the blue action"))
+    assert "(difficulty − 1) ÷ 2" in text_en and "1 ÷ 2" not in text_en.replace("(difficulty − 1) ÷ 2", ""), text_en
+    assert "難易度−1）÷2" in text_ja, text_ja
