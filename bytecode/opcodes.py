@@ -188,6 +188,8 @@ OPS: tuple[Op, ...] = (
        "choose a player other than you as rival: ...", decides=True),
     Op("MARK_PLAYER", ("flag", "on"), "p --", "Set or clear a player flag of player p; emits the flag's name (or un "
        "and the name).", "mark you passed"),
+    Op("COUNT_PLAYERS", ("pick",), "-- n", "How many players (not automa seats) the pick's filters keep, less the "
+       "current player when it says 'other than you'.", "count(players with passed)"),
     Op("PLACED", ("rank",), "-- b", "Whether the current player is among the players a ranking places "
        "({by, place, fewest, ties}: the program by is run for each player; ties share, split, none or friendly).",
        "you have the most coin (ties share)"),

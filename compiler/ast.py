@@ -205,6 +205,15 @@ class Count(Node):
 
 
 @dataclass(frozen=True)
+class CountPlayers(Node):
+    """'count(players [other than you] [with FILTERS])': how many players (not automa seats) the filters keep."""
+
+    other: bool = False
+    filters: tuple = ()
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
 class SumOf(Node):
     name: str  # a stat or a piece
     query: Query

@@ -666,6 +666,10 @@ class Checker(PlayerChecks, PaymentChecks):
         self.query(e.query, ctx)
         return "int"
 
+    def e_CountPlayers(self, e: A.CountPlayers, ctx):
+        self.player_filters(e.filters, ctx)
+        return "int"
+
     def e_SumOf(self, e: A.SumOf, ctx):
         if e.name not in self.voc.stats and e.name not in self.voc.pieces:
             self.unknown(ctx, "stat or piece", e.name, list(self.voc.stats) + list(self.voc.pieces), e.span)

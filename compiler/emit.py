@@ -709,6 +709,9 @@ class Emitter(PlayerEmits):
     def e_Count(self, e: A.Count) -> None:
         self.op("COUNT", self.query(e.query))
 
+    def e_CountPlayers(self, e: A.CountPlayers) -> None:
+        self.op("COUNT_PLAYERS", self.pick(e.other, e.filters))
+
     def e_SumOf(self, e: A.SumOf) -> None:
         self.op("SUM", e.name, self.query(e.query))
 

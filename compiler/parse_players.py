@@ -90,6 +90,11 @@ class PlayersToAst:
         return other, filters, name, rest
 
     @v_args(meta=True)
+    def count_players(self, meta, items):
+        other, filters, _, _ = self._pick(items)
+        return A.CountPlayers(other, filters, span=self._s(meta))
+
+    @v_args(meta=True)
     def choose_player(self, meta, items):
         other, filters, name, rest = self._pick(items)
         return A.ChoosePlayer(name or "", tuple(rest), other, filters, span=self._s(meta))

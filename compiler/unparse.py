@@ -53,6 +53,16 @@ def _players(p: A.Players) -> str:
             "turns": f"each player in turn order{start}", "chosen": "a player"}.get(p.kind, text(p.ref))
 
 
+def _player_filter(f) -> str:
+    if isinstance(f, A.PlayerNot):
+        return "not " + _player_filter(f.inner)
+    if isinstance(f, A.PlayerNoFlag):
+        return "no " + f.name
+    if isinstance(f, A.PlayerCmp):
+        return f"{f.name} {f.op} {text(f.value)}"
+    return f.name
+
+
 def _body(b) -> str:
     return ", ".join(text(s) for s in b)
 
@@ -149,6 +159,8 @@ _T = {
     A.Attr: lambda n: f"{n.name} of {text(n.ref)}",
     A.Pieces: lambda n: f"{n.piece}{' of yours' if n.owned else ''} on {text(n.ref)}",
     A.Count: lambda n: f"count({_query(n.query)})",
+    A.CountPlayers: lambda n: "count(players" + (" other than you" if n.other else "")
+    + (" with " + " and ".join(_player_filter(f) for f in n.filters) if n.filters else "") + ")",
     A.SumOf: lambda n: f"sum({n.name} of {_query(n.query)})",
     A.Func: lambda n: f"{n.name}({', '.join(text(a) for a in n.args)})",
     A.CardIs: lambda n: f"{text(n.ref)} is {text(n.filter)}",

@@ -30,6 +30,12 @@ class PlayerPhrases:
                  conditions=P("player-conditions", items=[self.player_condition(f) for f in filters])
                  if filters else None)
 
+    def e_CountPlayers(self, e: A.CountPlayers) -> Phrase:
+        """'the number of players who have passed' (players only, as 'each player')."""
+        return P("count-players" + (".other" if e.other else ""),
+                 conditions=P("player-conditions", items=[self.player_condition(f) for f in e.filters])
+                 if e.filters else None)
+
     def player_condition(self, f, negated: bool = False) -> Phrase:
         if isinstance(f, A.PlayerNot):
             return self.player_condition(f.inner, not negated)

@@ -238,3 +238,20 @@ def test_misuse_is_located_and_explained(program, code, words):
 def test_a_ranking_scope_in_a_scoring_step_is_refused():
     found = _check("for the players with the most coin: score 1", kind="scoring")
     assert any(c == "E144" and "scoring step" in m for c, m in found), found
+
+
+# ------------------------------------------------------------------ counting players
+
+
+def test_players_are_counted_by_their_flags_and_counters():
+    """count(players [other than you] [with FILTERS]): the players (not automa seats) the filters keep, as 'each
+    player' goes over them; Terraforming Mars ends its action phase when no player is left who has not passed
+    (seeds/003 ４）③)."""
+    state = {"players": [{"counters": {"veiled": 1, "coin": 4}}, {"counters": {"coin": 1}},
+                         {"counters": {"veiled": 1, "coin": 6}}, {}]}
+    game = scenario_game(BAZAAR, {"players": 4, "state": state, "do": (
+        "gain count(players with veiled) coin, "                                   # 2: players 1 and 3
+        "(left neighbour: gain count(players other than you with coin >= 4) coin), "   # 2: players 1 and 3
+        "(right neighbour: gain count(players with no veiled and not coin > 0) coin)")})  # 1: player 4
+    assert game.advance() is None
+    assert [game.state.counters[s].get("coin", 0) for s in range(4)] == [6, 3, 6, 1]

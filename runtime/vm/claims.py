@@ -90,11 +90,24 @@ def reads(pack, code: Code, seen: set[int] | None = None, card: int | None = Non
             out.add(ANY)  # where a card lies changes with any move
         elif name in ("PLACED", "BEST"):  # a ranking reads what its measure reads, for every player
             out |= reads(pack, Code.from_json(ins[1]["by"] if name == "PLACED" else ins[1]), seen)
+        elif name == "COUNT_PLAYERS":  # the flags and counters its filters read, and their comparisons
+            out |= _player_filter_reads(pack, ins[1]["filters"], seen)
         elif name == "CONDITION":
             defs = [pack.cards[card]] if card is not None else pack.cards
             for d in defs:
                 if ins[1] in d.conditions:
                     out |= reads(pack, d.conditions[ins[1]], seen)
+    return out
+
+
+def _player_filter_reads(pack, filters: list, seen: set[int]) -> set[str]:
+    out: set[str] = set()
+    for flt in filters:
+        while flt[0] == "not":
+            flt = flt[1]
+        out |= {flt[1], f"un{flt[1]}"}  # a player flag set or cleared (MARK_PLAYER), or a counter
+        if flt[0] == "cmp" and isinstance(flt[3], dict):
+            out |= reads(pack, Code.from_json(flt[3]), seen)
     return out
 
 

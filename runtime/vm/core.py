@@ -81,7 +81,7 @@ class Decision:
 # Opcodes that only compute values (or jump): they never decide, start or end a program, nor change the
 # state. A program of these alone is "pure" (see Linked.pure).
 PURE = frozenset({"PUSH", "POP", "DUP", "LOCAL", "TOTAL_SCORE", "COUNTER", "GLOBAL", "PARAM", "PLAYER",
-                  "PLAYER_COUNTER", "IT", "THIS", "PLACED", "BEST",
+                  "PLAYER_COUNTER", "IT", "THIS", "PLACED", "BEST", "COUNT_PLAYERS",
                   "X", "NPLAYERS", "BIN", "NOT", "NEG", "ABS", "PER", "COUNT", "SUM", "STAT", "PLACE_OF", "PIECES",
                   "MATCH", "CONDITION", "NTH", "SETS", "PATH", "LINES", "NEIGHBOURS", "JUMP", "JUMP_IF",
                   "JUMP_IF_NOT", "DISTINCT", "OCCURRENCES", "HAS", "CAN_TAKE", "CAN_PUT", "CAN_REMOVE", "CAN_MARK",

@@ -209,7 +209,7 @@ class Linker:
             args[0] = self.link(Code.from_json(args[0]))
         elif name == "FOR_PLAYERS" and isinstance(args[1], dict):
             args[1] = self.players_spec(args[1])
-        elif name in ("CHOOSE_PLAYER", "PLACED"):
+        elif name in ("CHOOSE_PLAYER", "PLACED", "COUNT_PLAYERS"):
             args[0] = self.players_spec(args[0])
         elif name == "BEST":
             args[0] = self.link(Code.from_json(args[0]))

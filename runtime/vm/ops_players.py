@@ -116,6 +116,12 @@ def placed(vm: VM, f: Frame, rank: dict) -> list[int]:
     return [] if ties == "none" and len(out) > 1 else out
 
 
+def op_COUNT_PLAYERS(vm, f, ins):
+    pick = ins[1]
+    test, other = pick.get("test"), pick.get("other")
+    f.stack.append(sum(1 for s in range(vm.state.n) if not (other and s == f.you) and (test is None or test(vm, f, s))))
+
+
 def op_PLACED(vm, f, ins):
     f.stack.append(f.you in placed(vm, f, ins[1]))
 
