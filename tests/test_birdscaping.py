@@ -111,13 +111,13 @@ def test_can_pay_matches_a_brute_force_search(rich, seed):
     garden = [c for c in rng.sample(plain, rng.randint(0, 3)) if "garden" in c.traits["habitat"]]
     eggs, food = rng.randint(0, 6), rng.randint(0, 5)
     game = scenario_game(str(RICH), {
-        "do": f"if can pay {eggs} egg and {food} food: gain 1 picks", "players": 2,
+        "do": f"if can pay {eggs} egg and {food} food: gain 1 round", "players": 2,
         "state": {"players": [{"zones": {"hand": [c.id for c in hand], "tree-row": [c.id for c in tree],
                                          "garden-row": [c.id for c in garden]},
                                "flags": {c.id: ["tilted"] for c in tree + garden}}, {}]}})
     assert game.advance() is None
     want = _payable(hand, tree, garden, eggs, food)
-    assert game.state.counters[0]["picks"] == int(want), ([c.id for c in hand], [c.id for c in tree],
+    assert game.state.globals["round"] == 1 + int(want), ([c.id for c in hand], [c.id for c in tree],
                                                           [c.id for c in garden], eggs, food)
 
 

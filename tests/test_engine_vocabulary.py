@@ -33,7 +33,7 @@ FORMAT_WORDS = {
 # Ordinary English (and programming) words that a pack happens to declare too: the engine uses them in
 # their everyday sense, never to recognise a game.
 ENGLISH = {"seed", "effect", "passed", "tree", "tag", "fire", "discard", "deck", "used", "points",
-           "box", "complete", "action", "actions", "event", "continuous", "goal", "offered", "picks", "green",
+           "box", "complete", "action", "actions", "event", "continuous", "goal", "offered", "green",
            "stream", "second", "reach", "power", "round", "plain",
            "claim"}  # the language's own 'as soon as' claims
 
