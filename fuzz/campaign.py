@@ -155,6 +155,34 @@ def merge_summaries(parts: list[dict]) -> dict:
     return whole
 
 
+def _by_seed(slices) -> dict:
+    out: dict = {}
+    for seed, _, n in slices:
+        k, total = out.get(seed, (0, 0))
+        out[seed] = (k + 1, total + n)
+    return out
+
+
+def rst_table(whole: dict) -> str:
+    """The merged figures as a reStructuredText table (docs/campaign-table.inc)."""
+    rows = [("inputs", f"{whole['inputs']:,}"),
+            *((f"inputs to {t}", f"{n:,}") for t, n in whole["per_target"].items()),
+            ("inputs the generator could not make", f"{whole['not_made']:,}"),
+            ("crashes (internal errors, exceptions, stray exit codes)", f"{whole['crashes']:,}"),
+            (f"hangs (over {whole.get('hang_seconds', 10):g} s of CPU, or a blocked read)", f"{whole['hangs']:,}"),
+            ("runs over the memory cap (start + 1,024 MB)", f"{whole['over_memory']:,}"),
+            ("largest worker peak RSS", f"{whole['worker_peak_rss_mb']:,} MB"),
+            ("slowest case", f"{whole['slowest_case_seconds']:.1f} s"),
+            ("seeds and cases", "; ".join(f"seed {seed}: {n:,} cases in {k} slice(s)" for seed, (k, n) in sorted(
+                _by_seed(whole["slices"]).items())))]
+    width = max(len(a) for a, _ in rows)
+    vwidth = max(len(b) for _, b in rows)
+    rule = f"{'=' * width}  {'=' * vwidth}"
+    lines = [rule, f"{'figure'.ljust(width)}  value", rule]
+    lines += [f"{a.ljust(width)}  {b}" for a, b in rows]
+    return "\n".join([*lines, rule]) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -169,12 +197,13 @@ def main(argv: list[str] | None = None) -> int:
                              "--first 0, --first 10000, ..., each with its own --json")
     parser.add_argument("--merge", nargs="+", metavar="JSON", default=None,
                         help="add up the summaries of slices (their --json files) and print the whole")
+    parser.add_argument("--rst", action="store_true", help="with --merge: print the figures as a docs table")
     parser.add_argument("--case", type=int, default=None, help="run only this case, and print it")
     parser.add_argument("--json", default=None, help="also write the summary here as JSON")
     args = parser.parse_args(argv)
     if args.merge:
-        print(json.dumps(merge_summaries([json.loads(Path(f).read_text(encoding="utf-8")) for f in args.merge]),
-                         indent=1))
+        whole = merge_summaries([json.loads(Path(f).read_text(encoding="utf-8")) for f in args.merge])
+        print(rst_table(whole) if args.rst else json.dumps(whole, indent=1))
         return 0
     scratch_root = Path(tempfile.mkdtemp(prefix="cardsmith-campaign-"))
     Path(args.out).mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,6 +53,15 @@ def test_slices_add_up_to_one_summary(tmp_path, capsys):
     assert whole["inputs"] == 10 and whole["findings"] == 2 and whole["per_target"] == {"validate": 10}
     assert whole["exit_codes"] == {"validate 1": 10} and whole["worker_peak_rss_mb"] == 120
     assert whole["slowest_case_seconds"] == 5.5 and whole["slices"] == [[1, 0, 4], [1, 4, 6]]
+    # the table docs/reliability.rst includes
+    assert campaign.main(["--merge", *files, "--rst"]) == 0
+    table = capsys.readouterr().out
+    rows = dict(re.split(r"\s{2,}", line.strip(), maxsplit=1) for line in table.splitlines()
+                if line.strip() and not line.startswith("="))
+    assert rows["inputs"] == "10" and rows["inputs to validate"] == "10"
+    assert rows["hangs (over 10 s of CPU, or a blocked read)"] == "0"
+    assert rows["crashes (internal errors, exceptions, stray exit codes)"] == "2"
+    assert rows["seeds and cases"] == "seed 1: 10 cases in 2 slice(s)"
 
 
 def test_a_run_in_this_process_leaves_it_as_it_was(tmp_path, capsys):
