@@ -27,14 +27,14 @@ class PlayerPhrases:
         """'a player of your choice', 'another player of your choice who is not veiled and has 2 coins or more'
         ('another player who ...' after 'choose')."""
         return P("player-pick" + (".other" if other else "") + (".choose" if choose else ""),
-                 conditions=P("player-conditions", items=[self.player_condition(f) for f in filters])
-                 if filters else None)
+                 conditions=self.player_conditions(filters))
+
+    def player_conditions(self, filters: tuple) -> Phrase | None:
+        return P("player-conditions", items=[self.player_condition(f) for f in filters]) if filters else None
 
     def e_CountPlayers(self, e: A.CountPlayers) -> Phrase:
         """'the number of players who have passed' (players only, as 'each player')."""
-        return P("count-players" + (".other" if e.other else ""),
-                 conditions=P("player-conditions", items=[self.player_condition(f) for f in e.filters])
-                 if e.filters else None)
+        return P("count-players" + (".other" if e.other else ""), conditions=self.player_conditions(e.filters))
 
     def player_condition(self, f, negated: bool = False) -> Phrase:
         if isinstance(f, A.PlayerNot):
