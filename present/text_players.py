@@ -29,12 +29,16 @@ class PlayerPhrases:
         return P("player-pick" + (".other" if other else "") + (".choose" if choose else ""),
                  conditions=self.player_conditions(filters))
 
-    def player_conditions(self, filters: tuple) -> Phrase | None:
-        return P("player-conditions", items=[self.player_condition(f) for f in filters]) if filters else None
+    def player_conditions(self, filters: tuple, plural: bool = False) -> Phrase | None:
+        """' who is not veiled and has 2 coins or more' (' who are ...', ' who have ...' of several players)."""
+        items = [self.player_condition(f) for f in filters]
+        if plural:
+            items = [P(x.key + ".plural", **x.slots) for x in items]
+        return P("player-conditions", items=items) if filters else None
 
     def e_CountPlayers(self, e: A.CountPlayers) -> Phrase:
         """'the number of players who have passed' (players only, as 'each player')."""
-        return P("count-players" + (".other" if e.other else ""), conditions=self.player_conditions(e.filters))
+        return P("count-players" + (".other" if e.other else ""), conditions=self.player_conditions(e.filters, True))
 
     def player_condition(self, f, negated: bool = False) -> Phrase:
         if isinstance(f, A.PlayerNot):

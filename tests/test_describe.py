@@ -262,3 +262,13 @@ def test_a_rule_option_in_a_division_reads_by_name(compiled):
     text_ja = str(ja.macro_body("gaia follows the blue action"))
     assert "(difficulty − 1) ÷ 2" in text_en and "1 ÷ 2" not in text_en.replace("(difficulty − 1) ÷ 2", ""), text_en
     assert "難易度−1）÷2" in text_ja, text_ja
+
+
+def test_counting_players_reads_in_both_languages(compiled):
+    """Terraforming Mars' action phase ends when every player has passed (seeds/003 ４）③): the named value
+    counts the players who have not, in words of several players ('who are', not 'who is')."""
+    tm = compiled("terraforming-mars")
+    assert Describer(tm, "en", mode="rules").macro_body("everyone-passed") == \
+        "the number of players who are not passed is 0"
+    assert Describer(tm, "ja", mode="rules").macro_body("everyone-passed") == \
+        "パス済みの印がないプレイヤーの人数が0である"
