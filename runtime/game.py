@@ -183,15 +183,6 @@ class Game:
                           [getattr(a, "name", type(a).__name__) for a in self.agents], places=places,
                           automa=[a["id"] for a in automa_seats(self.pack, self.n)])
 
-    def estimate(self, seat: int) -> int:
-        """The seat's score if the game were scored now (for agents); changes nothing."""
-        trial = self.state.fork()
-        vm = VM(self.pack, trial, self.vm.linker, None)
-        for step in self.pack.scoring:
-            if seat in scored_seats(step, trial):
-                vm.eval_sync(vm.linker.link(step["code"]), seat, step=step["id"])
-        return sum(trial.scores[seat].values())
-
     # ------------------------------------------------------------ copies and logs
     def clone(self, silent: bool = False, fork: bool = False) -> Game:
         """A copy of the game. With `fork` the copy shares the cards until it changes one (GameState.fork): much
