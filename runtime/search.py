@@ -18,7 +18,11 @@ default looks two of the seat's turns ahead (`turns=2`; the tree goes on over it
 loop): a move whose points come in the next turn (a card taken now, played next) is seen, which the
 greedy agent's look to the end of the current turn misses. Measured against greedy with 24 iterations
 per decision (docs/agents.rst): Living Forest 20 of 20 with two turns against 18 of 20 with one,
-Birdscaping 11.5 of 16 against 6 of 16.
+Birdscaping 11.5 of 16 against 6 of 16. A pack may declare its own (rules.yaml statistics.look-ahead:
+1 where a move pays off within the turn). A seat's turn ends when the turn passes or another seat
+decides; in a game of shared turns (statistics.shared-turns: every player takes part in the active
+player's action, as in Earth) only when the turn passes or the active seat decides, so that the leaf
+comes after the action has resolved, not at the other players' first answer to it.
 
 Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012): one tree for the searching seat, its
 opponents' hidden choices treated as moves it samples. The budget is iterations per decision
@@ -43,6 +47,7 @@ if TYPE_CHECKING:
     from .vm import Decision
 
 DEFAULT_ITERATIONS = 200
+DEFAULT_TURNS = 2
 
 
 class Node:
@@ -74,13 +79,15 @@ class SearchAgent:
     name = "search"
 
     def __init__(self, seed: int = 0, iterations: int = DEFAULT_ITERATIONS, seconds: float | None = None,
-                 depth: int = 30, c: float = 0.7, turns: int = 2) -> None:
+                 depth: int = 30, c: float = 0.7, turns: int | None = None) -> None:
         self.rng = random.Random(seed)
         self.iterations = iterations
         self.seconds = seconds
         self.depth = depth
         self.c = c
-        self.turns = turns  # how many of its own turns an iteration looks ahead (the other seats play at random)
+        # how many of its own turns an iteration looks ahead (the other seats play at random); None: what the pack
+        # declares (rules.yaml statistics.look-ahead), else DEFAULT_TURNS
+        self.turns = turns
         self.spent = 0  # iterations run over the agent's life (for benchmarks)
         self._kept: tuple | None = None  # (decisions made, seat, node) of the option chosen last
 
@@ -137,15 +144,20 @@ class SearchAgent:
         at_root = True
         st = g.state
         me, turn = d.seat, st.turn
+        declared = g.pack.statistics
+        turns = self.turns or declared.get("look-ahead", DEFAULT_TURNS)
+        # shared turns: the others act within the active seat's turn (they take part in its action), so their
+        # decisions end the seat's stretch only when the one deciding is the active seat
+        shared = declared.get("shared-turns", False)
         ends = 0  # turns of the seat that ended: the walk stops after `turns` of them
         mine = True
-        budget = self.depth * (2 * self.turns + 1)
+        budget = self.depth * (2 * turns + 1)
         while d is not None and budget > 0:
             budget -= 1
-            if mine and not (d.seat == me and st.turn == turn):
+            if mine and (st.turn != turn or (d.seat != me and (not shared or d.seat == st.active))):
                 mine = False  # another seat decides, or the turn passed: the seat's turn is over
                 ends += 1
-                if ends >= self.turns:
+                if ends >= turns:
                     break
             if d.seat == me:
                 if not mine:  # the seat's next turn: the tree goes on over its decisions (open loop)

@@ -101,3 +101,40 @@ def test_looking_ahead_leaves_the_game_as_it_was(pack, compiled):
         choice = game.ask(d)
         assert _picture(game) == before, f"asking seat {d.seat} '{d.prompt}' changed the game"
         game.decide(choice)
+
+
+def _leaves(pack, monkeypatch) -> list[tuple[int, bool]]:
+    """Where the search agent's iterations judge Earth's first choice of an action (000 ターンですること: the
+    active player picks one of four actions, every player then takes part in it): for each leaf, whether the
+    turn had passed and whether the game was over."""
+    import cardsmith.runtime.search as search
+
+    seen: list[tuple[int, bool]] = []
+    real = search.margins
+
+    def spy(g, in_place=False):
+        seen.append((g.state.turn, g.phase == "done"))
+        return real(g, in_place)
+
+    monkeypatch.setattr(search, "margins", spy)
+    game = Game(pack, 2, 3)
+    while (d := game.advance()) is not None and not (d.prompt == "choose one" and len(d.options) == 4):
+        game.decide(game.ask(d))
+    turn = game.state.turn
+    obs = game.observe(d.seat)
+    SearchAgent(1, iterations=12).choose(obs, obs.decision)
+    return [(t - turn, done) for t, done in seen]
+
+
+def test_shared_turns_judge_an_action_after_it_resolved(compiled, monkeypatch):
+    """Earth declares shared turns and a look-ahead of one turn (rules.yaml statistics): every leaf comes after
+    the turn passed, when the action and everyone's abilities have resolved. Without the declaration a leaf
+    comes at the other player's first answer to the action, before anything of it was done."""
+    import dataclasses
+
+    earth = compiled("earth")
+    assert earth.statistics["shared-turns"] is True and earth.statistics["look-ahead"] == 1
+    leaves = _leaves(earth, monkeypatch)
+    assert leaves and all(passed == 1 or done for passed, done in leaves)
+    plain = dataclasses.replace(earth, statistics={**earth.statistics, "shared-turns": False})
+    assert any(passed == 0 for passed, _ in _leaves(plain, monkeypatch))
