@@ -54,6 +54,8 @@ html_title = f"cardsmith {release}"
 _numbers = {
     "bytecode-version": BYTECODE_VERSION,
     "step-budget": f"{vm.STEP_BUDGET:,}",
+    "work-budget": f"{vm.WORK_BUDGET:,}",
+    "work-copy": vm.WORK_COPY,
     "max-trigger-depth": vm.MAX_TRIGGER_DEPTH,
     "max-frames": vm.MAX_FRAMES,
     "max-expansion-depth": expand.MAX_EXPANSION_DEPTH,

@@ -184,3 +184,25 @@ def test_the_real_step_budget_stops_a_loop(tmp_path):
     assert game.vm.budget <= game.vm.total_steps <= game.vm.budget + 1
     # two events an iteration; a fused loop counts its iterations against the budget too
     assert len(game.events) <= 2 * 2 * game.vm.budget + 2
+
+
+def test_work_nested_in_each_step_is_budgeted_too(tmp_path):
+    """A campaign finding (seed 21, cases 59004 and 61482): Birdscaping's actions.yaml cut short after the
+    acquire action's name leaves the flow offering play actions only, none legal; each step of its loop tries
+    every hand card's play (a trial on a copy of the game, a payment search), so 250,000 steps took over 10 s of
+    CPU. The work nested in the steps between two decisions is counted (conditions, trial instructions, copies,
+    payment searches) and stopped at WORK_BUDGET, long before the step budget."""
+    folder = tmp_path / "birdscaping"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "cards" / "birdscaping", folder)
+    actions = folder / "actions.yaml"
+    lines = actions.read_text(encoding="utf-8").split("\n")
+    cut = next(i for i, line in enumerate(lines) if "id: acquire" in line) + 2  # keep its id and name only
+    actions.write_text("\n".join(lines[:cut]) + "\n", encoding="utf-8")
+    res = compile_pack(folder)
+    assert res.ok, [d.message for d in res.diagnostics.items]
+    game = Game(res.pack, 2, seed=60)
+    with pytest.raises(vm.RuntimeFault, match="work budget") as err:
+        game.play()
+    assert err.value.span.file.endswith(".yaml") and err.value.span.line > 0
+    # stopped by the work it did, not by running out of steps: far fewer steps than the step budget
+    assert game.vm.total_steps < vm.STEP_BUDGET // 2

@@ -10,6 +10,8 @@ from .core import (
     MAX_TRIGGER_DEPTH,
     MAX_VALUE,
     STEP_BUDGET,
+    WORK_BUDGET,
+    WORK_COPY,
     Decision,
     Frame,
     Linked,
@@ -21,4 +23,4 @@ from .linker import Linker, linker_for
 from .machine import VM
 
 __all__ = ["HANDLERS", "MAX_FRAMES", "MAX_OPTIONS", "MAX_SEARCH", "MAX_TRIGGER_DEPTH", "MAX_VALUE", "STEP_BUDGET", "VM",
-           "Decision", "Frame", "Linked", "Linker", "Query", "RuntimeFault", "linker_for"]
+           "WORK_BUDGET", "WORK_COPY", "Decision", "Frame", "Linked", "Linker", "Query", "RuntimeFault", "linker_for"]

@@ -12,6 +12,10 @@ from cardsmith.runtime.state import SHARED
 # Instructions between two decisions. The built-in packs need at most about 300 (every pack, random games); a
 # loop that never ends stops here, having taken a few seconds and tens of MB (its events are kept for the log).
 STEP_BUDGET = 250_000
+# the work nested in instructions between two decisions (conditions evaluated, trial instructions, payment
+# search states): an instruction that runs a trial may do much, so the step budget alone does not bound time
+WORK_BUDGET = 1_000_000
+WORK_COPY = 40  # what a copy of the game (each run of a trial) counts as: about 40 instructions' time
 MAX_TRIGGER_DEPTH = 40
 MAX_FRAMES = 400
 MAX_VALUE = 10**18  # the largest number a counter, a piece count, a score or a local name may hold

@@ -28,6 +28,7 @@ from .core import (
     RETURNED,
     STEP_BUDGET,
     SUSPEND,
+    WORK_BUDGET,
     Decision,
     Frame,
     Linked,
@@ -53,6 +54,7 @@ class VM:
         self.steps = 0
         self.budget = STEP_BUDGET
         self.total_steps = 0
+        self.meter = [0]  # nested work since the last decision (see charge), shared with the VM's trials
         self.trial = None  # a Trial (trial.py) while this VM tries a program on a copy of the game
         vis = visibility_for(pack)
         self.vis = vis if vis.hides else None  # what each seat has seen, kept where some zone hides cards
@@ -91,6 +93,7 @@ class VM:
                                          "decision (a loop that never ends?)")
                 if r is SUSPEND:
                     self.steps = 0
+                    self.meter[0] = 0
                     return self.pending
         finally:
             self.total_steps += n
@@ -100,6 +103,16 @@ class VM:
     def resume(self, answer: int) -> None:
         self.pending = None
         self.answer = answer
+
+    def charge(self, work: int) -> None:
+        """Count nested work (see WORK_BUDGET); past the budget the program is a runaway, stopped like one that
+        runs out of steps."""
+        meter = self.meter
+        meter[0] += work
+        if meter[0] > WORK_BUDGET:
+            meter[0] = 0  # the fault ends this run; a caller that recovers starts afresh
+            raise self.fault(f"the work budget of {WORK_BUDGET:,} nested steps (conditions, trials, payment "
+                             "searches) ran out without a decision (a loop that never ends?)")
 
     def fault(self, message: str) -> RuntimeFault:
         f = self.frames[-1] if self.frames else None
@@ -181,12 +194,14 @@ class VM:
                         raise RuntimeError(f"internal: {ins!r} is not pure")
             finally:
                 self.sync -= 1
+            self.charge(end)
             return frame.stack[-1] if frame.stack else None
         saved_frames, saved_answer = self.frames, self.answer
         self.frames = [Frame(lc, you, it, this, step, vars=vars)]
         self.answer = None
         self.sync += 1
         result = None
+        n = 0
         try:
             frame = self.frames[0]
             while self.frames:
@@ -195,12 +210,14 @@ class VM:
                 while r is None:
                     ins = top.ops[top.pc]
                     top.pc += 1
+                    n += 1
                     r = ins[0](self, top, ins)
                 if r is RETURNED and top is frame:
                     result = frame.stack[-1] if frame.stack else None
         finally:
             self.sync -= 1
             self.frames, self.answer = saved_frames, saved_answer
+        self.charge(n)
         return result
 
     # --- card facts

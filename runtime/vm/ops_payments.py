@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING
 
-from .core import CHANGED, SUSPEND, Frame
+from .core import CHANGED, SUSPEND, WORK_COPY, Frame
 from .trial import short
 
 if TYPE_CHECKING:
@@ -87,6 +87,7 @@ def ledger(vm: VM, f: Frame, currencies: list[str], target: int | None, used_poo
                 if cid is not None and cards[cid].defn in lk.card_payers:
                     sources += [(s, cid) for s in lk.card_sources[cards[cid].defn] if s.currency in wanted]
     tcard = st.cards[target] if target is not None else None
+    vm.charge(WORK_COPY // 2 + len(sources))  # building a ledger costs about half a copy of the game
     for src, holder in sources:
         if src.target is not None and (tcard is None or not src.target(vm, f, tcard)):
             continue
@@ -128,6 +129,13 @@ class Search:
                     self.worth[self.index[c]] += units * r
 
     def can(self, need: tuple, skip_pool: tuple | None = None, skip_card: int | None = None) -> bool:
+        before = self.states
+        try:
+            return self._can(need, skip_pool, skip_card)
+        finally:
+            self.vm.charge(1 + self.states - before)  # the search's states count as the game's nested work
+
+    def _can(self, need: tuple, skip_pool: tuple | None, skip_card: int | None) -> bool:
         if self.simple:
             if skip_pool is None:
                 return all(n <= w for n, w in zip(need, self.worth, strict=True))

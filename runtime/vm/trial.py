@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from cardsmith.runtime.state import SHARED
 
-from .core import SUSPEND, Frame
+from .core import SUSPEND, WORK_COPY, Frame
 
 if TYPE_CHECKING:
     from .machine import VM
@@ -81,6 +81,7 @@ def _fork(vm: VM, frames: list[Frame], trial: Trial) -> VM:
     from .machine import VM
 
     t = VM(vm.pack, vm.state.fork(), vm.linker, None)
+    t.meter = vm.meter  # a trial's work counts towards the game's between two decisions
     t.frames = frames
     t.trial = trial
     return t
@@ -93,18 +94,21 @@ def _advance(t: VM) -> bool:
     root = frames[0]
     stop = t.trial.stop
     left = t.budget
-    while frames:
-        f = frames[-1]
-        if f is root and f.pc == stop:
-            return True
-        ins = f.ops[f.pc]
-        f.pc += 1
-        if ins[0](t, f, ins) is SUSPEND:  # pragma: no cover - a trial answers every decision itself
-            raise RuntimeError("internal: a trial suspended")
-        left -= 1
-        if left < 0:
-            raise t.fault(f"a trial ran {t.budget:,} instructions without a decision (a loop that never ends?)")
-    return True
+    try:
+        while frames:
+            f = frames[-1]
+            if f is root and f.pc == stop:
+                return True
+            ins = f.ops[f.pc]
+            f.pc += 1
+            if ins[0](t, f, ins) is SUSPEND:  # pragma: no cover - a trial answers every decision itself
+                raise RuntimeError("internal: a trial suspended")
+            left -= 1
+            if left < 0:
+                raise t.fault(f"a trial ran {t.budget:,} instructions without a decision (a loop that never ends?)")
+        return True
+    finally:
+        t.charge(WORK_COPY + t.budget - left)
 
 
 def _search(make) -> bool:
