@@ -142,7 +142,7 @@ def test_cards_never_played_are_the_playable_cards_no_seat_played():
 
 def test_an_expansion_inherits_the_statistics_it_does_not_redeclare():
     pack = compile_pack("earth-gaia").pack  # extends earth: played types inherited, no length counter
-    assert pack.statistics == {"played-types": ["flora", "terrain", "event"]}
+    assert pack.statistics == {"played-types": ["flora", "terrain", "event"], "shared-turns": True, "look-ahead": 1}
     results = simulate(pack, 2, 1, 3, ["random"])
     b = analyze(pack, results, 1, 3, ["random"])
     assert {c.type for c in b.cards} <= {"flora", "terrain", "event"}
