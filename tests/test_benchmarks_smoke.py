@@ -48,3 +48,21 @@ def test_quick_run_prints_the_table(capsys, monkeypatch, tmp_path):
 def test_full_quick_run(capsys):
     assert main(["--quick"]) == 0
     assert "games/s with --jobs 2" in capsys.readouterr().out
+
+
+def test_the_ladder_plays_each_packs_search_budget_and_resumes(tmp_path, capsys):
+    from benchmarks import ladder
+
+    # a bare 'search' takes the pack's ladder budget: the table's rows are replayed by a plain run (docs/agents.rst)
+    assert ladder.pairs_for("terraforming-mars", [("search", "greedy")]) == [("search:64", "greedy")]
+    assert ladder.pairs_for("birdscaping", list(ladder.PAIRS)) == [("greedy", "random"), ("search:24", "greedy")]
+    results = tmp_path / "ladder.jsonl"
+    args = ["--pack", "birdscaping", "--pair", "greedy,random", "--games", "1", "--results", str(results)]
+    assert ladder.main(args) == 0
+    games = ladder.done_games(results)
+    assert [(g["pack"], g["a"], g["b"], g["seed"]) for g in games] == [("birdscaping", "greedy", "random", 0)]
+    assert ladder.main(args) == 0  # played already: nothing more
+    assert "0 games to play" in capsys.readouterr().err
+    assert len(ladder.done_games(results)) == 1
+    table = ladder.report(results)
+    assert "birdscaping  greedy vs random  1 " in table
