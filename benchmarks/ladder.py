@@ -32,13 +32,14 @@ PACKS = ("earth", "terraforming-mars", "living-forest", "birdscaping")
 PAIRS = (("greedy", "random"), ("search", "greedy"))
 SEARCH = {"terraforming-mars": "search:64"}
 DEFAULT_SEARCH = "search:24"
+RESULTS = Path(__file__).resolve().parent / "results" / "ladder.jsonl"
 
 
 def pairs_for(pack: str, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """The pairs with a bare `search` given the pack's budget."""
     budget = SEARCH.get(pack, DEFAULT_SEARCH)
     return [(budget if a == "search" else a, budget if b == "search" else b) for a, b in pairs]
-RESULTS = Path(__file__).resolve().parent / "results" / "ladder.jsonl"
+
 
 _packs: dict = {}
 
